@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names and limits shared by mmfix.ko and mmfixctl.
+ *
+ * Everything here is part of the documented sysfs ABI
+ * (docs/ABI/testing/sysfs-kernel-mmfix); change both sides together.
+ */
+#ifndef MMFIX_ABI_H
+#define MMFIX_ABI_H
+
+#define MMFIX_NAME		"mmfix"
+#define MMFIX_VERSION		"0.1.0"
+
+/* sysfs roots, relative to the sysfs mount point (/sys) */
+#define MMFIX_SYSFS_DIR		"kernel/mmfix"
+#define MMFIX_KLP_SYSFS_DIR	"kernel/livepatch/mmfix"
+
+/*
+ * Fix identifiers, in the order they appear in sysfs listings and in
+ * the enable= module parameter.  MMFIX_FIX_LIST(X) expands X(id, "name")
+ * once per fix.
+ */
+#define MMFIX_FIX_LIST(X)					\
+	X(POPULATE_DRAIN,	"populate_drain")		\
+	X(ANON_FAULT,		"anon_fault")			\
+	X(KHUGEPAGED_SCAN,	"khugepaged_scan")
+
+#define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
+enum mmfix_fix_id {
+	MMFIX_FIX_LIST(MMFIX_FIX_ENUM)
+	MMFIX_NR_FIXES
+};
+#undef MMFIX_FIX_ENUM
+
+/* Longest fix name, and longest reason line in fixes/<fix>/reason. */
+#define MMFIX_FIX_NAME_MAX	32
+#define MMFIX_REASON_MAX	128
+
+#endif /* MMFIX_ABI_H */
