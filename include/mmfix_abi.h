@@ -21,9 +21,7 @@
  * once per fix.
  */
 #define MMFIX_FIX_LIST(X)					\
-	X(POPULATE_DRAIN,	"populate_drain")		\
-	X(ANON_FAULT,		"anon_fault")			\
-	X(KHUGEPAGED_SCAN,	"khugepaged_scan")
+	X(POPULATE_DRAIN,	"populate_drain")
 
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {
@@ -31,6 +29,14 @@ enum mmfix_fix_id {
 	MMFIX_NR_FIXES
 };
 #undef MMFIX_FIX_ENUM
+
+/*
+ * Kernel series mmfix carries replacement code for (Debian amd64 builds).
+ * MMFIX_KERNEL_LIST(X) expands X(major, minor) once per series; the
+ * module refuses to load anywhere else and docs/kernels.md is generated
+ * from this list.
+ */
+#define MMFIX_KERNEL_LIST(X)	X(6, 1) X(6, 12) X(7, 2) X(7, 3)
 
 /* Longest fix name, and longest reason line in fixes/<fix>/reason. */
 #define MMFIX_FIX_NAME_MAX	32

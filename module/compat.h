@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel differences mmfix cares about, probed once here and turned into
+ * MMFIX_* macros.  Force-included into every object by Kbuild; the code
+ * tests these macros, never LINUX_VERSION_CODE.
+ *
+ * Each value below was read from Debian's linux-source package of the
+ * series (see docs/kernels.md for the exact builds).
+ */
+#ifndef MMFIX_COMPAT_H
+#define MMFIX_COMPAT_H
+
+#include <linux/version.h>
+
+#define MMFIX_KV(a, b)	KERNEL_VERSION(a, b, 0)
+#define MMFIX_SERIES_IS(a, b) \
+	(LINUX_VERSION_CODE >= MMFIX_KV(a, b) && \
+	 LINUX_VERSION_CODE < MMFIX_KV(a, (b) + 1))
+
+#if MMFIX_SERIES_IS(6, 1)
+# define MMFIX_SERIES		"6.1"
+#elif MMFIX_SERIES_IS(6, 12)
+# define MMFIX_SERIES		"6.12"
+#elif MMFIX_SERIES_IS(7, 2)
+# define MMFIX_SERIES		"7.2"
+#elif MMFIX_SERIES_IS(7, 3)
+# define MMFIX_SERIES		"7.3"
+#else
+/* Builds (so DKMS reports cleanly), carries no fix, refuses to load. */
+# define MMFIX_SERIES_UNSUPPORTED 1
+# define MMFIX_SERIES		"unsupported"
+#endif
+
+#ifndef MMFIX_SERIES_UNSUPPORTED
+
+/*
+ * populate_vma_page_range() / __get_user_pages():
+ * 6.1 passes a vmas array and sets FOLL_FORCE whenever the VMA is
+ * accessible; from 6.12 the vmas argument is gone, PROT_NONE VMAs get
+ * -EFAULT, FOLL_FORCE is only for non-writable private mappings, and
+ * FOLL_TOUCH/FOLL_UNLOCKABLE moved to mm/internal.h (values below).
+ */
+# if LINUX_VERSION_CODE < MMFIX_KV(6, 12)
+#  define MMFIX_GUP_HAS_VMAS_ARG	1
+#  define MMFIX_FOLL_TOUCH		FOLL_TOUCH
+# else
+#  define MMFIX_FOLL_TOUCH		(1U << 16)
+#  define MMFIX_FOLL_UNLOCKABLE		(1U << 21)
+# endif
+
+#endif /* !MMFIX_SERIES_UNSUPPORTED */
+
+#endif /* MMFIX_COMPAT_H */

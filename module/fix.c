@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of fixes: per-fix counters, the enable switches, and the list
+ * of replacement functions handed to the livepatch core.
+ */
+#include <linux/errno.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+#include "mmfix.h"
+
+struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES] = {
+	[MMFIX_FIX_POPULATE_DRAIN]	= &mmfix_populate_drain,
+};
+
+#define MMFIX_FIX_NAME(id, name) [MMFIX_FIX_##id] = name,
+static const char *const mmfix_fix_names[MMFIX_NR_FIXES] = {
+	MMFIX_FIX_LIST(MMFIX_FIX_NAME)
+};
+
+#define MMFIX_FIX_NAME_STR(id, name) " " name
+const char *const mmfix_fix_name_list = MMFIX_FIX_LIST(MMFIX_FIX_NAME_STR) + 1;
+
+/* All applicable fixes' functions, plus the terminating { }. */
+static struct klp_func mmfix_klp_funcs[MMFIX_NR_FIXES * MMFIX_FIX_MAX_FUNCS + 1];
+
+/* Index of the fix called @name, or -EINVAL. */
+int mmfix_fix_index(const char *name)
+{
+	return match_string(mmfix_fix_names, MMFIX_NR_FIXES, name);
+}
+
+unsigned int mmfix_nr_counters(const struct mmfix_fix *fix)
+{
+	unsigned int n = 0;
+
+	while (fix->counter_names && fix->counter_names[n])
+		n++;
+	return n;
+}
+
+u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(fix->counters, cpu)[idx]);
+	return sum;
+}
+
+int mmfix_fix_set_enabled(struct mmfix_fix *fix, bool on)
+{
+	if (on && !fix->applicable)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(fix->enabled, on);
+	return 0;
+}
+
+static int mmfix_fix_init(struct mmfix_fix *fix, bool enable)
+{
+	unsigned int n = mmfix_nr_counters(fix);
+
+	if (n) {
+		fix->counters = __alloc_percpu(n * sizeof(u64), sizeof(u64));
+		if (!fix->counters)
+			return -ENOMEM;
+	}
+	fix->init(fix);
+	if (enable && mmfix_fix_set_enabled(fix, true))
+		pr_warn("%s does not apply to this kernel (%s); left disabled\n",
+			fix->name, fix->reason);
+	return 0;
+}
+
+int mmfix_fixes_init(unsigned long enable_mask)
+{
+	unsigned int i, nr_funcs = 0;
+	struct klp_func *f;
+	int ret;
+
+	for (i = 0; i < MMFIX_NR_FIXES; i++) {
+		mmfix_fixes[i]->name = mmfix_fix_names[i];
+		ret = mmfix_fix_init(mmfix_fixes[i], enable_mask & BIT(i));
+		if (ret)
+			goto err_fix;
+		if (!mmfix_fixes[i]->applicable)
+			continue;
+		for (f = mmfix_fixes[i]->funcs; f->old_name; f++) {
+			if (WARN_ON_ONCE(nr_funcs >= ARRAY_SIZE(mmfix_klp_funcs) - 1)) {
+				ret = -E2BIG;
+				i++;
+				goto err_fix;
+			}
+			mmfix_klp_funcs[nr_funcs++] = *f;
+		}
+	}
+	return 0;
+
+err_fix:
+	while (i--)
+		free_percpu(mmfix_fixes[i]->counters);
+	return ret;
+}
+
+void mmfix_fixes_uninit(void)
+{
+	unsigned int i = MMFIX_NR_FIXES;
+
+	while (i--)
+		free_percpu(mmfix_fixes[i]->counters);
+}
+
+struct klp_func *mmfix_fixes_klp_funcs(void)
+{
+	return mmfix_klp_funcs;
+}

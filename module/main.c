@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmfix - livepatch carrying memory-management scalability fixes
+ *
+ * Purpose: each fix replaces one or more mm functions through the
+ * livepatch core and is switched on and off at run time under
+ * /sys/kernel/mmfix/fixes/<fix>/enabled.  With every switch off the
+ * replacements behave exactly like the running kernel's own functions.
+ *
+ * Usage:
+ *   insmod mmfix.ko enable=populate_drain
+ *   echo 0 > /sys/kernel/mmfix/fixes/populate_drain/enabled
+ *   mmfixctl unload
+ *
+ * Non-exported kernel symbols are reached through livepatch relocations
+ * written into the module after the build (docs/klp-relocations.md), so
+ * no kernel function is ever called through a looked-up pointer.
+ */
+#include <linux/kernel.h>
+#include <linux/livepatch.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+#include "mmfix.h"
+
+#define MMFIX_KERNEL_STR(a, b) " " #a "." #b
+static const char mmfix_supported[] = MMFIX_KERNEL_LIST(MMFIX_KERNEL_STR);
+
+static unsigned long mmfix_enable_mask;
+
+/* enable=fix[,fix...]: fixes switched on at load.  Unknown names fail. */
+static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long mask = 0;
+	char *buf, *cur, *tok;
+	int i;
+
+	buf = kstrdup(val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	cur = strim(buf);
+	while ((tok = strsep(&cur, ",")) != NULL) {
+		if (!*tok)
+			continue;
+		i = mmfix_fix_index(tok);
+		if (i < 0) {
+			pr_err("enable=: unknown fix '%.32s' (known: %s)\n",
+			       tok, mmfix_fix_name_list);
+			kfree(buf);
+			return -EINVAL;
+		}
+		mask |= BIT(i);
+	}
+	kfree(buf);
+	mmfix_enable_mask = mask;
+	return 0;
+}
+
+static const struct kernel_param_ops mmfix_enable_ops = {
+	.set = mmfix_enable_set,
+};
+module_param_cb(enable, &mmfix_enable_ops, NULL, 0);
+MODULE_PARM_DESC(enable, "Comma-separated fixes to switch on at load (default: none)");
+
+/*
+ * The replacement code was written against Debian's amd64 builds of the
+ * listed series; anything else is refused before anything is registered.
+ */
+static int mmfix_kernel_check(void)
+{
+	const struct new_utsname *uts = init_utsname();
+
+	if (IS_ENABLED(MMFIX_SERIES_UNSUPPORTED) ||
+	    !strstr(uts->version, " Debian ") ||
+	    !strstr(uts->release, "-amd64")) {
+		pr_err("kernel %s (%s) is not supported; supported: Debian amd64%s\n",
+		       uts->release, uts->version, mmfix_supported);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static struct klp_object mmfix_objs[] = {
+	{ /* name NULL: vmlinux */ },
+	{ }
+};
+
+static struct klp_patch mmfix_patch = {
+	.mod = THIS_MODULE,
+	.objs = mmfix_objs,
+};
+
+static int __init mmfix_init(void)
+{
+	int ret;
+
+	ret = mmfix_kernel_check();
+	if (ret)
+		return ret;
+
+	ret = mmfix_fixes_init(mmfix_enable_mask);
+	if (ret)
+		goto err_fixes;
+
+	ret = mmfix_sysfs_init();
+	if (ret)
+		goto err_sysfs;
+
+	mmfix_objs[0].funcs = mmfix_fixes_klp_funcs();
+	ret = klp_enable_patch(&mmfix_patch);
+	if (ret) {
+		pr_err("livepatch registration failed (%d); nothing was patched\n", ret);
+		goto err_patch;
+	}
+	pr_info("%s loaded on %s\n", MMFIX_VERSION, init_utsname()->release);
+	return 0;
+
+err_patch:
+	mmfix_sysfs_uninit();
+err_sysfs:
+	mmfix_fixes_uninit();
+err_fixes:
+	return ret;
+}
+
+static void __exit mmfix_exit(void)
+{
+	mmfix_sysfs_uninit();
+	mmfix_fixes_uninit();
+}
+
+module_init(mmfix_init);
+module_exit(mmfix_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Livepatch with memory-management scalability fixes");
+MODULE_VERSION(MMFIX_VERSION);
+MODULE_INFO(livepatch, "Y");

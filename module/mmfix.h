@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmfix internal interfaces: the fix descriptor every fix fills in, and
+ * the init/uninit pairs main.c calls in order.
+ */
+#ifndef MMFIX_H
+#define MMFIX_H
+
+#include <linux/livepatch.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include "../include/mmfix_abi.h"
+
+/* Most klp_funcs one fix may register. */
+#define MMFIX_FIX_MAX_FUNCS	4
+
+struct mmfix_fix {
+	const char *name;
+	/*
+	 * Set by the fix's init(): whether this kernel has the problem, and
+	 * a line saying what is patched or why nothing is.
+	 */
+	bool applicable;
+	const char *reason;
+	/* Read locklessly by the replacement code on every call. */
+	bool enabled;
+	/* {}-terminated replacement functions, registered when applicable. */
+	struct klp_func *funcs;
+	/* NULL-terminated counter names; one per-CPU u64 each. */
+	const char * const *counter_names;
+	u64 __percpu *counters;
+	void (*init)(struct mmfix_fix *fix);
+};
+
+static inline bool mmfix_fix_on(const struct mmfix_fix *fix)
+{
+	return READ_ONCE(fix->enabled);
+}
+
+static inline void mmfix_count(struct mmfix_fix *fix, unsigned int idx)
+{
+	this_cpu_inc(fix->counters[idx]);
+}
+
+extern struct mmfix_fix mmfix_populate_drain;
+
+/* fix.c: the table of fixes, counters, and the patch's function list */
+extern struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES];
+extern const char *const mmfix_fix_name_list;
+int mmfix_fix_index(const char *name);
+int mmfix_fixes_init(unsigned long enable_mask);
+void mmfix_fixes_uninit(void);
+struct klp_func *mmfix_fixes_klp_funcs(void);
+int mmfix_fix_set_enabled(struct mmfix_fix *fix, bool on);
+u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx);
+unsigned int mmfix_nr_counters(const struct mmfix_fix *fix);
+
+/* sysfs.c: /sys/kernel/mmfix */
+int mmfix_sysfs_init(void);
+void mmfix_sysfs_uninit(void);
+
+#endif /* MMFIX_H */
