@@ -14,9 +14,10 @@
 
 #define MMFIX_KV(a, b)	KERNEL_VERSION(a, b, 0)
 #define MMFIX_SERIES_IS(a, b) \
-	(LINUX_VERSION_CODE >= MMFIX_KV(a, b) && \
-	 LINUX_VERSION_CODE < MMFIX_KV(a, (b) + 1))
+	(MMFIX_KV(a, b) <= LINUX_VERSION_CODE && \
+	 MMFIX_KV(a, (b) + 1) > LINUX_VERSION_CODE)
 
+#define MMFIX_SUPPORTED		1
 #if MMFIX_SERIES_IS(6, 1)
 # define MMFIX_SERIES		"6.1"
 #elif MMFIX_SERIES_IS(6, 12)
@@ -28,6 +29,8 @@
 #else
 /* Builds (so DKMS reports cleanly), carries no fix, refuses to load. */
 # define MMFIX_SERIES_UNSUPPORTED 1
+# undef MMFIX_SUPPORTED
+# define MMFIX_SUPPORTED	0
 # define MMFIX_SERIES		"unsupported"
 #endif
 
@@ -40,7 +43,7 @@
  * -EFAULT, FOLL_FORCE is only for non-writable private mappings, and
  * FOLL_TOUCH/FOLL_UNLOCKABLE moved to mm/internal.h (values below).
  */
-# if LINUX_VERSION_CODE < MMFIX_KV(6, 12)
+# if MMFIX_SERIES_IS(6, 1)
 #  define MMFIX_GUP_HAS_VMAS_ARG	1
 #  define MMFIX_FOLL_TOUCH		FOLL_TOUCH
 # else

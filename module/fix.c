@@ -13,7 +13,8 @@ struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES] = {
 	[MMFIX_FIX_POPULATE_DRAIN]	= &mmfix_populate_drain,
 };
 
-#define MMFIX_FIX_NAME(id, name) [MMFIX_FIX_##id] = name,
+/* In enum mmfix_fix_id order, which is MMFIX_FIX_LIST order. */
+#define MMFIX_FIX_NAME(id, name) name,
 static const char *const mmfix_fix_names[MMFIX_NR_FIXES] = {
 	MMFIX_FIX_LIST(MMFIX_FIX_NAME)
 };

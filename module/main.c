@@ -71,7 +71,7 @@ static int mmfix_kernel_check(void)
 {
 	const struct new_utsname *uts = init_utsname();
 
-	if (IS_ENABLED(MMFIX_SERIES_UNSUPPORTED) ||
+	if (!MMFIX_SUPPORTED ||
 	    !strstr(uts->version, " Debian ") ||
 	    !strstr(uts->release, "-amd64")) {
 		pr_err("kernel %s (%s) is not supported; supported: Debian amd64%s\n",
