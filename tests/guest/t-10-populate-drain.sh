@@ -19,6 +19,7 @@ churn_delta() {
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 t_begin populate-drain
+mmfix_require_ko populate-drain || return 0
 if ! mmfix_load; then
 	t_fail load-transition-completes "insmod or transition failed"
 	return 0
