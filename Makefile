@@ -50,8 +50,10 @@ test:
 demo:
 	tests/demo $(DEMO_SERIES)
 
+# Every bench/*/run, full size, on every series.
 bench:
-	MMFIX_BENCH=full tests/bench-all $(SERIES)
+	@for b in bench/*/run; do for s in $(SERIES); do \
+		$$b $$s full || exit 1; done; done
 
 style:
 	scripts/style

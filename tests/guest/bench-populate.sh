@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-populate.sh MODE: populate churn with populate_drain off vs on,
+# interleaved repetitions in one boot (ci: small; full: docs figures).
+# Needs mmfix loaded.  Prints TSV rows on stdout:
+#   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
+#   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
+# Metrics: ops_per_s (timing, noisy under TCG), drains_per_op (count),
+# and stress-ng --mremap bogo_ops_per_s when stress-ng is present.
+
+PD=/sys/kernel/mmfix/fixes/populate_drain
+
+case ${1:-ci} in
+full)	reps=7; ops=20000; threads="1 2"; sng_time=10 ;;
+*)	reps=3; ops=2000; threads="1 2"; sng_time=2 ;;
+esac
+
+bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
+
+# one_churn THREADS STATE REP: one run, three metrics.
+one_churn() {
+	local t=$1 st=$2 rep=$3 d0 d1 out ns n
+	echo "$([ "$st" = on ] && echo 1 || echo 0)" >$PD/enabled
+	d0=$(cat $PD/drained)
+	out=$(populate churn -n "$ops" -t "$t") || { echo "churn failed: $out" >&2; return 1; }
+	d1=$(cat $PD/drained)
+	ns=$(echo "$out" | sed -n 's/.*ns=\([0-9]*\).*/\1/p')
+	n=$((ops * t))
+	bench_row ops_per_s "churn-t$t" "$st" "$rep" "$(awk -v n=$n -v ns=$ns 'BEGIN { printf "%.0f", n * 1e9 / ns }')"
+	bench_row drains_per_op "churn-t$t" "$st" "$rep" "$(awk -v d=$((d1 - d0)) -v n=$n 'BEGIN { printf "%.3f", d / n }')"
+}
+
+one_stress_ng() {
+	local st=$1 rep=$2 v
+	echo "$([ "$st" = on ] && echo 1 || echo 0)" >$PD/enabled
+	v=$(stress-ng --mremap 2 --timeout "${sng_time}s" --metrics-brief 2>&1 |
+		awk '$0 ~ /mremap/ && $NF ~ /^[0-9.]+$/ { v = $(NF - 1) } END { print v }')
+	[ -n "$v" ] && bench_row bogo_ops_per_s stress-ng-mremap "$st" "$rep" "$v"
+}
+
+rows=/tmp/bench-populate.tsv
+: >$rows
+rep=1
+while [ $rep -le $reps ]; do
+	# alternate which state goes first, so drift hits both alike
+	if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+	for t in $threads; do
+		for st in $order; do one_churn "$t" "$st" "$rep" | tee -a $rows; done
+	done
+	if command -v stress-ng >/dev/null; then
+		for st in $order; do one_stress_ng "$st" "$rep" | tee -a $rows; done
+	fi
+	rep=$((rep + 1))
+done
+echo 0 >$PD/enabled
+
+# median per (metric, config, state), then on/off
+sed 's/^BENCH //' $rows | awk -F'\t' '
+	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
+	END {
+		for (k in n) {
+			c = n[k]
+			for (i = 1; i <= c; i++) a[i] = v[k, i]
+			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med[k] = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+		}
+		for (k in med) {
+			split(k, p, "\t")
+			if (p[3] != "off") continue
+			on = med[p[1] "\t" p[2] "\ton"]
+			printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], on,
+				med[k] + 0 ? sprintf("%.3f", on / med[k]) : "n/a"
+		}
+	}' | sort
