@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmfixctl enable/disable FIX: write 1/0 to fixes/FIX/enabled.
+ *
+ * FIX must be spelled exactly: a typo on a production box must not switch
+ * some other fix.  Every failure changes nothing.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "mmfixctl.h"
+
+const char enable_help[] =
+	"Switch fix FIX on: write 1 to /sys/kernel/mmfix/fixes/FIX/enabled.\n"
+	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
+	"Fails, changing nothing, when the fix does not apply to the running\n"
+	"kernel; the fix's reason is printed.\n";
+
+const char disable_help[] =
+	"Switch fix FIX off: write 0 to /sys/kernel/mmfix/fixes/FIX/enabled;\n"
+	"the patched code then behaves exactly like the running kernel's own.\n"
+	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n";
+
+static int not_applicable(const char *fix)
+{
+	char reason[SYSFS_READ_MAX];
+
+	p_err("fix %s does not apply to this kernel: %s", fix,
+	      sysfs_attr_str(reason, sizeof(reason),
+			     MMFIX_SYSFS_DIR "/fixes/%s/reason", fix) ?:
+	      "(no reason given)");
+	return EXIT_RUNTIME;
+}
+
+static int fix_set(const char *cmd, int argc, char **argv, bool on)
+{
+	char path[PATH_MAX], known[MMFIX_MAX_FIXES * (MMFIX_FIX_NAME_MAX + 2)];
+	char disp[80];
+	struct fix_list fl;
+	const char *fix;
+	int ret;
+
+	if (argc < 1)
+		return usage_err("%s: missing FIX (see '" BIN_NAME " status')",
+				 cmd);
+	if (argc > 1)
+		return usage_err("%s: unexpected argument '%s'", cmd,
+				 arg_disp(argv[1], disp, sizeof(disp)));
+	fix = argv[0];
+
+	if (geteuid() != 0) {
+		p_err("%s: root is needed to change a fix (run as root or with sudo)",
+		      cmd);
+		return EXIT_RUNTIME;
+	}
+	if (!mmfix_loaded()) {
+		p_err("mmfix module is not loaded");
+		return EXIT_RUNTIME;
+	}
+	fix_list_read(&fl);
+	if (fix_list_find(&fl, fix) < 0) {
+		fix_list_join(&fl, known, sizeof(known));
+		p_err("unknown fix '%s' (known fixes: %s)",
+		      arg_disp(fix, disp, sizeof(disp)), known);
+		return EXIT_USAGE;
+	}
+	if (on && sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable",
+				  fix) == 0)
+		return not_applicable(fix);
+
+	ret = sysfs_path(path, sizeof(path), MMFIX_SYSFS_DIR "/fixes/%s/enabled",
+			 fix);
+	if (!ret)
+		ret = sysfs_write(path, on ? "1\n" : "0\n");
+	if (ret == -EOPNOTSUPP)
+		return not_applicable(fix);
+	if (ret) {
+		p_err("cannot %s fix %s: write %s: %s", cmd, fix, path,
+		      strerror(-ret));
+		return EXIT_RUNTIME;
+	}
+
+	print_open_object(NULL);
+	print_string("fix", "%s: ", fix);
+	print_bool_words("enabled", "%s\n", on, "enabled", "disabled", "-");
+	print_close_object();
+	return EXIT_OK;
+}
+
+int do_enable(int argc, char **argv)
+{
+	return fix_set("enable", argc, argv, true);
+}
+
+int do_disable(int argc, char **argv)
+{
+	return fix_set("disable", argc, argv, false);
+}

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmfixctl: show and change the state of the mmfix livepatch module.
+ *
+ * Purpose: one tool for SREs that reads only the documented sysfs ABI
+ * (docs/ABI/testing/sysfs-kernel-mmfix), prints text or JSON, and fails
+ * with a clear message and a meaningful exit code.
+ *
+ *   mmfixctl                      # status
+ *   mmfixctl -p status            # the same as indented JSON
+ *   mmfixctl enable populate_drain
+ *   mmfixctl unload --timeout 60
+ *
+ * This file holds main(), option parsing, the command table and help.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mmfixctl.h"
+
+struct mmfixctl_opts opts;
+
+static int do_help(int argc, char **argv);
+
+static const char help_help[] =
+	"Show the list of commands, or the help of COMMAND.\n";
+
+static const struct cmd cmds[] = {
+	{ "status",  do_status,  "",
+	  "show module, livepatch and fix state (default)", status_help, 0 },
+	{ "enable",  do_enable,  "FIX",
+	  "switch fix FIX on (root)", enable_help, 0 },
+	{ "disable", do_disable, "FIX",
+	  "switch fix FIX off (root)", disable_help, 0 },
+	{ "unload",  do_unload,  "[--timeout SECONDS]",
+	  "disable the livepatch and remove the module (root)", unload_help,
+	  CMD_OPT_TIMEOUT },
+	{ "help",    do_help,    "[COMMAND]",
+	  "show this help, or the help of COMMAND", help_help, 0 },
+};
+
+/* Long-only options get values above any character. */
+enum { OPT_ROOT = 0x100, OPT_TIMEOUT };
+
+static const struct option long_opts[] = {
+	{ "json",	no_argument,		NULL, 'j' },
+	{ "pretty",	no_argument,		NULL, 'p' },
+	{ "root",	required_argument,	NULL, OPT_ROOT },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ "timeout",	required_argument,	NULL, OPT_TIMEOUT },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void help_all(FILE *out)
+{
+	char synopsis[64];
+	size_t i;
+
+	fprintf(out,
+		"Usage: " BIN_NAME " [OPTIONS] [COMMAND [ARGS]]\n"
+		"\n"
+		"Show and change the state of the mmfix livepatch module.  A\n"
+		"COMMAND may be shortened to any unambiguous prefix.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		snprintf(synopsis, sizeof(synopsis), "%s%s%s", cmds[i].name,
+			 *cmds[i].args ? " " : "", cmds[i].args);
+		fprintf(out, "  %-28s %s\n", synopsis, cmds[i].summary);
+	}
+	fprintf(out, "\n" HELP_SPEC_OPTIONS "\n"
+		"Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+}
+
+static void help_cmd(FILE *out, const struct cmd *cmd)
+{
+	fprintf(out, "Usage: " BIN_NAME " [OPTIONS] %s%s%s\n\n%s\n"
+		HELP_SPEC_OPTIONS, cmd->name, *cmd->args ? " " : "", cmd->args,
+		cmd->help);
+}
+
+/* Help goes to stdout as text, or as {"help": TEXT} under --json. */
+static int print_help(const struct cmd *cmd)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem;
+
+	if (!opts.json) {
+		if (cmd)
+			help_cmd(stdout, cmd);
+		else
+			help_all(stdout);
+		return EXIT_OK;
+	}
+	mem = open_memstream(&text, &size);
+	if (!mem) {
+		p_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	if (cmd)
+		help_cmd(mem, cmd);
+	else
+		help_all(mem);
+	fclose(mem);
+	print_open_object(NULL);
+	print_string("help", "%s", text);
+	print_close_object();
+	free(text);
+	return EXIT_OK;
+}
+
+static void cmd_names(char *buf, size_t size, const char *prefix)
+{
+	size_t i, len = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(cmds) && len < size; i++) {
+		if (prefix && strncmp(cmds[i].name, prefix, strlen(prefix)))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+			     cmds[i].name);
+		if (n < 0)
+			break;
+		len += n;
+	}
+}
+
+static const struct cmd *lookup_cmd(const char *name, int *err)
+{
+	char names[256], disp[80];
+	const struct cmd *cmd;
+	size_t nmatch;
+
+	cmd = cmd_find(cmds, ARRAY_SIZE(cmds), name, &nmatch);
+	if (cmd)
+		return cmd;
+	arg_disp(name, disp, sizeof(disp));
+	if (nmatch > 1) {
+		cmd_names(names, sizeof(names), name);
+		*err = usage_err("ambiguous command '%s' (matches: %s)", disp,
+				 names);
+	} else {
+		cmd_names(names, sizeof(names), NULL);
+		*err = usage_err("unknown command '%s' (commands: %s)", disp,
+				 names);
+	}
+	return NULL;
+}
+
+static int do_help(int argc, char **argv)
+{
+	const struct cmd *cmd;
+	char disp[80];
+	int err;
+
+	if (argc > 1)
+		return usage_err("help: unexpected argument '%s'",
+				 arg_disp(argv[1], disp, sizeof(disp)));
+	if (!argc)
+		return print_help(NULL);
+	cmd = lookup_cmd(argv[0], &err);
+	return cmd ? print_help(cmd) : err;
+}
+
+static int set_root(const char *dir, const char *what)
+{
+	size_t len = strlen(dir);
+	char disp[80];
+
+	if (!len)
+		return usage_err("%s: empty directory", what);
+	/* Leave room below the root for the longest path mmfixctl builds. */
+	if (len >= sizeof(sysfs_root) - 256)
+		return usage_err("%s: directory name too long ('%s')", what,
+				 arg_disp(dir, disp, sizeof(disp)));
+	memcpy(sysfs_root, dir, len + 1);
+	while (len > 1 && sysfs_root[len - 1] == '/')
+		sysfs_root[--len] = '\0';
+	return 0;
+}
+
+static int set_timeout(const char *arg)
+{
+	uint64_t v;
+	char disp[80];
+
+	if (parse_u64(arg, &v) || v < 1 || v > 86400)
+		return usage_err("--timeout: '%s' is not a number of seconds from 1 to 86400",
+				 arg_disp(arg, disp, sizeof(disp)));
+	opts.timeout = (unsigned int)v;
+	opts.timeout_set = true;
+	return 0;
+}
+
+/* True when arg is a unique abbreviation of --name (as getopt accepts). */
+static bool long_opt_is(const char *arg, const char *name)
+{
+	size_t len = strlen(arg + 2), i, hits = 0;
+
+	if (strncmp(arg, "--", 2) || !len || strchr(arg, '='))
+		return false;
+	for (i = 0; long_opts[i].name; i++)
+		if (!strncmp(long_opts[i].name, arg + 2, len))
+			hits++;
+	return hits == 1 && !strncmp(name, arg + 2, len);
+}
+
+/*
+ * Look for -j/-p before getopt runs, so that even an error about an
+ * earlier option is printed as JSON.
+ */
+static void prescan_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break;
+		if (long_opt_is(a, "root") || long_opt_is(a, "timeout")) {
+			i++;	/* skip the option's argument */
+		} else if (long_opt_is(a, "json")) {
+			opts.json = true;
+		} else if (long_opt_is(a, "pretty")) {
+			opts.json = opts.pretty = true;
+		} else if (a[0] == '-' && a[1] && a[1] != '-' &&
+			   strspn(a + 1, "jphV") == strlen(a + 1)) {
+			if (strchr(a, 'j'))
+				opts.json = true;
+			if (strchr(a, 'p'))
+				opts.json = opts.pretty = true;
+		}
+	}
+}
+
+static int parse_opts(int argc, char **argv, bool *help, bool *version)
+{
+	char disp[80];
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jphV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opts.json = true;
+			break;
+		case 'p':
+			opts.json = opts.pretty = true;
+			break;
+		case 'h':
+			*help = true;
+			break;
+		case 'V':
+			*version = true;
+			break;
+		case OPT_ROOT:
+			ret = set_root(optarg, "--root");
+			if (ret)
+				return ret;
+			break;
+		case OPT_TIMEOUT:
+			ret = set_timeout(optarg);
+			if (ret)
+				return ret;
+			break;
+		case ':':
+			return usage_err("option '%s' needs an argument",
+					 arg_disp(argv[optind - 1], disp,
+						  sizeof(disp)));
+		default:
+			if (optopt)
+				return usage_err("unknown option '-%c'", optopt);
+			return usage_err("unknown option '%s'",
+					 arg_disp(argv[optind - 1], disp,
+						  sizeof(disp)));
+		}
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	const struct cmd *cmd = &cmds[0];	/* status */
+	bool help = false, version = false;
+	const char *env;
+	int ret;
+
+	env = getenv("MMFIXCTL_SYSFS_ROOT");
+	if (env && *env) {
+		ret = set_root(env, "MMFIXCTL_SYSFS_ROOT");
+		if (ret)
+			return ret;
+	}
+	ret = parse_opts(argc, argv, &help, &version);
+	if (ret)
+		return ret;
+	print_start();	/* --pretty may have come after the prescan's guess */
+
+	if (optind < argc) {
+		cmd = lookup_cmd(argv[optind], &ret);
+		if (!cmd)
+			return ret;
+		optind++;
+	} else if (help) {
+		return print_help(NULL);
+	}
+	if (help)
+		return print_help(cmd);
+	if (version) {
+		print_open_object(NULL);
+		print_string("version", BIN_NAME " %s\n", MMFIX_VERSION);
+		print_close_object();
+		return EXIT_OK;
+	}
+	if (opts.timeout_set && !(cmd->opts & CMD_OPT_TIMEOUT))
+		return usage_err("option --timeout does not apply to '%s'",
+				 cmd->name);
+	return cmd->func(argc - optind, argv + optind);
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	prescan_json(argc, argv);
+	print_start();
+	ret = run(argc, argv);
+	print_end();
+	return ret;
+}

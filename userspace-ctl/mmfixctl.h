@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmfixctl internals: the command table type, global options, the output
+ * layer (one print call per field, text or JSON), and the sysfs helpers.
+ *
+ * mmfixctl reads only the files documented in
+ * docs/ABI/testing/sysfs-kernel-mmfix (plus the kernel's own
+ * /sys/kernel/livepatch/<patch>/{enabled,transition} and
+ * /sys/kernel/security/lockdown).
+ */
+#ifndef MMFIXCTL_H
+#define MMFIXCTL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "json.h"
+#include "../include/mmfix_abi.h"
+
+#define BIN_NAME	"mmfixctl"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
+/* Exit codes. */
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1	/* module not loaded, write failed, timeout */
+#define EXIT_USAGE	2	/* bad command, option or argument */
+
+/* Options every command takes; shared by all help texts. */
+#define HELP_SPEC_OPTIONS						\
+	"Options:\n"							\
+	"  -j, --json       print JSON (errors too)\n"			\
+	"  -p, --pretty     print indented JSON (implies --json)\n"	\
+	"      --root DIR   sysfs mount point (default /sys, or\n"	\
+	"                   $MMFIXCTL_SYSFS_ROOT)\n"			\
+	"  -h, --help       show help (for COMMAND when one is given)\n" \
+	"  -V, --version    print the version\n"
+
+/* Command-specific options, accepted only by commands that list them. */
+#define CMD_OPT_TIMEOUT	(1U << 0)
+
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const char *args;	/* synopsis after the name, "" if none */
+	const char *summary;	/* one line for the command list */
+	const char *help;	/* description for "help NAME" */
+	unsigned int opts;	/* CMD_OPT_* this command accepts */
+};
+
+/*
+ * The command whose name equals name or, failing that, is the only one
+ * starting with it.  NULL when none or several match; *nmatch says
+ * how many matched (0: unknown, > 1: ambiguous).
+ */
+const struct cmd *cmd_find(const struct cmd *cmds, size_t ncmds,
+			   const char *name, size_t *nmatch);
+
+/* Global options, set by main(). */
+struct mmfixctl_opts {
+	bool json;
+	bool pretty;
+	bool timeout_set;
+	unsigned int timeout;	/* unload --timeout, seconds */
+};
+extern struct mmfixctl_opts opts;
+extern char sysfs_root[PATH_MAX];
+
+/*
+ * print.c: output.  key is the JSON member name (ignored inside arrays);
+ * fmt is the text format with exactly one %s, or NULL for a JSON-only
+ * field.
+ */
+void print_start(void);
+void print_end(void);
+void print_open_object(const char *key);
+void print_close_object(void);
+void print_open_array(const char *key);
+void print_close_array(void);
+/* NULL val: null in JSON, "-" in text. */
+void print_string(const char *key, const char *fmt, const char *val);
+void print_u64(const char *key, const char *fmt, const uint64_t *val);
+/* val: 1 true, 0 false, < 0 unknown (null / unk in text). */
+void print_bool_words(const char *key, const char *fmt, int val,
+		      const char *yes, const char *no, const char *unk);
+void print_bool(const char *key, const char *fmt, int val);
+/* Text-only decoration (labels, headings); nothing under JSON. */
+void print_text(const char *fmt, ...) __printf(1, 2);
+
+/*
+ * Errors and notes, the only way commands report problems: text goes to
+ * stderr as "mmfixctl: ...", JSON becomes an "error"/"note" member of the
+ * document (or {"error":...} when nothing was printed yet).
+ */
+void p_err(const char *fmt, ...) __printf(1, 2);
+void p_note(const char *fmt, ...) __printf(1, 2);
+/* p_err(), and in text mode a hint at "help"; returns EXIT_USAGE. */
+int usage_err(const char *fmt, ...) __printf(1, 2);
+/* Progress on stderr (text mode only), for long waits. */
+void p_progress(const char *fmt, ...) __printf(1, 2);
+/* Copies s for display in a message: at most 64 bytes, then "...". */
+const char *arg_disp(const char *s, char *buf, size_t size);
+
+/* sysfs.c */
+#define SYSFS_READ_MAX	4096	/* a sysfs attribute is at most a page */
+#define MMFIX_MAX_FIXES	64
+#define MMFIX_MAX_COUNTERS	64
+#define COUNTER_NAME_MAX	64
+
+/* snprintf(root "/" fmt); -ENAMETOOLONG if it does not fit. */
+int sysfs_path(char *buf, size_t size, const char *fmt, ...)
+	__printf(3, 4);
+/*
+ * Reads a regular file into buf (NUL-terminated, one trailing newline
+ * removed), at most size - 1 bytes; *truncated (may be NULL) says the file
+ * had more.  Returns the length or -errno.
+ */
+long sysfs_read(const char *path, char *buf, size_t size, bool *truncated);
+/* A decimal u64, optional trailing newline: 0 or -errno (-EINVAL). */
+int sysfs_read_u64(const char *path, uint64_t *val);
+/* "0" or "1": returns 0/1, or -errno (-EINVAL for anything else). */
+int sysfs_read_bool(const char *path);
+/* Writes the string; 0 or -errno (as the kernel's store returned it). */
+int sysfs_write(const char *path, const char *val);
+bool sysfs_is_dir(const char *path);
+/*
+ * The same for a path relative to sysfs_root given as a format: the first
+ * line of the file, or NULL if it cannot be read; "0"/"1" as 0/1 or -errno.
+ */
+const char *sysfs_attr_str(char *buf, size_t size, const char *fmt, ...)
+	__printf(3, 4);
+int sysfs_attr_bool(const char *fmt, ...)
+	__printf(1, 2);
+int parse_u64(const char *s, uint64_t *val);
+
+bool mmfix_loaded(void);
+bool fix_name_valid(const char *name);
+
+struct fix_list {
+	unsigned int n;
+	char name[MMFIX_MAX_FIXES][MMFIX_FIX_NAME_MAX + 1];
+};
+/* Fix directories, in MMFIX_FIX_LIST order, then unknown ones sorted. */
+int fix_list_read(struct fix_list *fl);
+int fix_list_find(const struct fix_list *fl, const char *name);
+/* "a, b, c" or "(none)". */
+void fix_list_join(const struct fix_list *fl, char *buf, size_t size);
+
+struct counter {
+	char name[COUNTER_NAME_MAX + 1];
+	uint64_t val;
+};
+/* The fix's counters, sorted by name; returns how many. */
+unsigned int counters_read(const char *fix, struct counter *c,
+			   unsigned int max);
+
+/* Commands: each in its own file with its help text. */
+int do_status(int argc, char **argv);
+int do_enable(int argc, char **argv);
+int do_disable(int argc, char **argv);
+int do_unload(int argc, char **argv);
+extern const char status_help[];
+extern const char enable_help[];
+extern const char disable_help[];
+extern const char unload_help[];
+
+#endif /* MMFIXCTL_H */

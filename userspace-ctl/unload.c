@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmfixctl unload: disable the livepatch, wait for the transition and for
+ * /sys/kernel/livepatch/mmfix to go away, then delete_module(2), all
+ * within one deadline.  A timeout leaves the module loaded and says so;
+ * nothing is forced.
+ *
+ * MMFIXCTL_FAKE_DELETE=1 (tests only, refused on the real sysfs) replaces
+ * delete_module() by removing the fake <root>/kernel/mmfix tree.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "mmfixctl.h"
+
+#define UNLOAD_TIMEOUT_DEFAULT	30
+#define POLL_MS			100
+#define REPORT_AFTER_MS		2000
+#define BLOCKERS_MAX		8
+
+const char unload_help[] =
+	"Disable the mmfix livepatch (write 0 to\n"
+	"/sys/kernel/livepatch/mmfix/enabled), wait until its transition has\n"
+	"finished and the livepatch is gone, then remove the module with\n"
+	"delete_module(2).  Needs root.  When SECONDS (default 30) pass first\n"
+	"it stops waiting, leaves the module loaded and exits 1; run it again\n"
+	"to finish.\n"
+	"\n"
+	"  --timeout SECONDS  how long to wait in all, 1 to 86400\n";
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+struct unload_ctx {
+	uint64_t start;
+	uint64_t deadline;
+	unsigned int timeout;
+	bool reported;
+};
+
+static bool klp_dir_exists(void)
+{
+	char path[PATH_MAX];
+
+	return !sysfs_path(path, sizeof(path), MMFIX_KLP_SYSFS_DIR) &&
+	       sysfs_is_dir(path);
+}
+
+/* Writes 0 to the livepatch's enabled file unless it already reads 0. */
+static int klp_disable(void)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1)
+		return 0;	/* disabled, or already gone */
+	ret = sysfs_path(path, sizeof(path), MMFIX_KLP_SYSFS_DIR "/enabled");
+	if (!ret)
+		ret = sysfs_write(path, "0\n");
+	/* EINVAL: someone else disabled it in between. */
+	if (ret == -EINVAL &&
+	    sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1)
+		ret = 0;
+	if (ret) {
+		p_err("cannot disable the livepatch: write %s: %s", path,
+		      strerror(-ret));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/*
+ * While unpatching, a task that still runs patched code reads 1 in
+ * /proc/PID/task/TID/patch_state.  Names a few of them, once.
+ */
+static void report_blockers(struct unload_ctx *ctx)
+{
+	char path[64], buf[32], list[BLOCKERS_MAX * 40] = "";
+	struct dirent *pd, *td;
+	unsigned int found = 0;
+	DIR *proc, *task;
+	size_t len = 0;
+
+	ctx->reported = true;
+	proc = opendir("/proc");
+	while (proc && (pd = readdir(proc)) && found < BLOCKERS_MAX) {
+		if (pd->d_name[0] < '1' || pd->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/task", pd->d_name);
+		task = opendir(path);
+		while (task && (td = readdir(task)) && found < BLOCKERS_MAX) {
+			if (td->d_name[0] < '1' || td->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/patch_state",
+				 pd->d_name, td->d_name);
+			if (sysfs_read(path, buf, sizeof(buf), NULL) < 0 ||
+			    strcmp(buf, "1"))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/comm",
+				 pd->d_name, td->d_name);
+			if (sysfs_read(path, buf, sizeof(buf), NULL) < 0)
+				strcpy(buf, "?");
+			if (len < sizeof(list))
+				len += snprintf(list + len, sizeof(list) - len,
+						"%s%.16s (%.16s)", found ? ", " : "",
+						td->d_name, buf);
+			found++;
+		}
+		if (task)
+			closedir(task);
+	}
+	if (proc)
+		closedir(proc);
+	if (found)
+		p_progress("livepatch transition still running; tasks not yet switched: %s%s",
+			   list, found == BLOCKERS_MAX ? ", ..." : "");
+	else
+		p_progress("livepatch transition still running, waiting up to %u s",
+			   ctx->timeout);
+}
+
+static int wait_transition(struct unload_ctx *ctx)
+{
+	while (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition") == 1) {
+		if (now_ms() >= ctx->deadline) {
+			p_err("timed out after %u s: the livepatch transition is still in progress; the livepatch is disabled but the module is still loaded (run '" BIN_NAME " unload' again)",
+			      ctx->timeout);
+			return EXIT_RUNTIME;
+		}
+		if (!ctx->reported && now_ms() - ctx->start >= REPORT_AFTER_MS)
+			report_blockers(ctx);
+		sleep_ms(POLL_MS);
+	}
+	return 0;
+}
+
+static int wait_klp_gone(struct unload_ctx *ctx)
+{
+	while (klp_dir_exists()) {
+		if (now_ms() >= ctx->deadline) {
+			p_err("timed out after %u s waiting for /sys/" MMFIX_KLP_SYSFS_DIR " to go away; the module is still loaded (run '" BIN_NAME " unload' again)",
+			      ctx->timeout);
+			return EXIT_RUNTIME;
+		}
+		sleep_ms(POLL_MS);
+	}
+	return 0;
+}
+
+static int module_delete(struct unload_ctx *ctx)
+{
+	int err;
+
+	for (;;) {
+		if (syscall(SYS_delete_module, MMFIX_NAME, O_NONBLOCK) == 0)
+			return 0;
+		err = errno;
+		if (err == ENOENT)	/* gone already */
+			return 0;
+		if ((err != EAGAIN && err != EBUSY) || now_ms() >= ctx->deadline)
+			break;
+		sleep_ms(POLL_MS);
+	}
+	p_err("cannot remove module " MMFIX_NAME ": %s%s", strerror(err),
+	      err == EAGAIN || err == EBUSY ? " (still in use; timed out)" : "");
+	return EXIT_RUNTIME;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/* Test-only stand-in for delete_module(): remove <root>/kernel/mmfix. */
+static int fake_delete(void)
+{
+	char path[PATH_MAX];
+
+	if (sysfs_path(path, sizeof(path), MMFIX_SYSFS_DIR) ||
+	    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT)) {
+		p_err("MMFIXCTL_FAKE_DELETE: cannot remove %s: %s", path,
+		      strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static bool fake_delete_requested(void)
+{
+	const char *env = getenv("MMFIXCTL_FAKE_DELETE");
+
+	return env && !strcmp(env, "1");
+}
+
+/* True when path is on a real sysfs, where the fake delete must not run. */
+static bool on_real_sysfs(void)
+{
+	char path[PATH_MAX];
+	struct statfs sfs;
+
+	return sysfs_path(path, sizeof(path), MMFIX_SYSFS_DIR) ||
+	       (statfs(path, &sfs) == 0 && sfs.f_type == SYSFS_MAGIC) ||
+	       (statfs(sysfs_root, &sfs) == 0 && sfs.f_type == SYSFS_MAGIC);
+}
+
+int do_unload(int argc, char **argv)
+{
+	struct unload_ctx ctx = { .timeout = UNLOAD_TIMEOUT_DEFAULT };
+	bool fake = fake_delete_requested();
+	uint64_t waited;
+	char disp[80];
+	int ret;
+
+	if (argc)
+		return usage_err("unload: unexpected argument '%s'",
+				 arg_disp(argv[0], disp, sizeof(disp)));
+	if (opts.timeout_set)
+		ctx.timeout = opts.timeout;
+	if (fake && on_real_sysfs())
+		return usage_err("MMFIXCTL_FAKE_DELETE=1 is for tests on a fake sysfs tree (--root DIR), not on a real sysfs");
+	if (geteuid() != 0) {
+		p_err("unload: root is needed to unload the module (run as root or with sudo)");
+		return EXIT_RUNTIME;
+	}
+	if (!mmfix_loaded()) {
+		p_err("mmfix module is not loaded");
+		return EXIT_RUNTIME;
+	}
+
+	ctx.start = now_ms();
+	ctx.deadline = ctx.start + (uint64_t)ctx.timeout * 1000;
+	ret = klp_disable();
+	if (!ret)
+		ret = wait_transition(&ctx);
+	if (!ret)
+		ret = wait_klp_gone(&ctx);
+	if (!ret)
+		ret = fake ? fake_delete() : module_delete(&ctx);
+	if (ret)
+		return ret;
+
+	waited = now_ms() - ctx.start;
+	print_open_object(NULL);
+	print_bool_words("unloaded", "mmfix %s", 1, "unloaded", "", "");
+	print_u64("waited_ms", " after %s ms", &waited);
+	print_bool_words("fake_delete", "%s\n", fake,
+			 " (MMFIXCTL_FAKE_DELETE: removed the fake tree instead of delete_module)",
+			 "", "");
+	print_close_object();
+	return EXIT_OK;
+}
