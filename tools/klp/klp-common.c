@@ -239,13 +239,13 @@ const char *klp_target_refusal(const char *secname)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(klp_specials) / sizeof(klp_specials[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(klp_specials); i++) {
 		const struct klp_special *sp = &klp_specials[i];
 
 		if (name_matches(secname, sp->name, sp->prefix))
 			return sp->why;
 	}
-	for (i = 0; i < sizeof(klp_ordinary) / sizeof(klp_ordinary[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(klp_ordinary); i++)
 		if (is_family(secname, klp_ordinary[i]))
 			return NULL;
 	return "not an ordinary code or data section";
@@ -260,13 +260,11 @@ static const char *const klp_lookup_names[] = {
 	"kallsyms_lookup",
 };
 
-#define NR_LOOKUP_NAMES (sizeof(klp_lookup_names) / sizeof(klp_lookup_names[0]))
-
 bool klp_is_kallsyms_lookup(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NR_LOOKUP_NAMES; i++)
+	for (i = 0; i < ARRAY_SIZE(klp_lookup_names); i++)
 		if (!strcmp(name, klp_lookup_names[i]))
 			return true;
 	return false;
@@ -286,7 +284,7 @@ long klp_find_lookup_string(const char *buf, size_t len, const char **which)
 {
 	size_t i;
 
-	for (i = 0; i < NR_LOOKUP_NAMES; i++) {
+	for (i = 0; i < ARRAY_SIZE(klp_lookup_names); i++) {
 		const char *name = klp_lookup_names[i];
 		size_t nlen = strlen(name);
 		const char *p = buf;

@@ -23,6 +23,10 @@
 #define SHF_RELA_LIVEPATCH	0x00100000
 #endif
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define KLP_SYM_PREFIX		".klp.sym."
 #define KLP_RELA_PREFIX		".klp.rela."
 /* Field widths of the kernel's sscanf(): "%55[^.]" and "%511[^,]". */

@@ -25,7 +25,7 @@ int *klptest_limit = &sysctl_max_map_count;
 
 static noinline long klptest_gup(struct mm_struct *mm)
 {
-	msleep(1);
+	msleep(20);
 	return klptest_get_user_pages(mm) + READ_ONCE(sysctl_max_map_count);
 }
 
