@@ -41,6 +41,7 @@ struct want {
 	unsigned long pos;
 	char *obj;
 	unsigned int line;
+	bool used;
 };
 
 struct wantlist {
@@ -122,8 +123,7 @@ static int cmp_want(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static const struct want *want_find(const struct wantlist *wl,
-				    const char *name)
+static struct want *want_find(const struct wantlist *wl, const char *name)
 {
 	struct want key = { .name = (char *)name };
 
@@ -236,7 +236,7 @@ static bool is_exported(struct conv *c, const char *name)
 static void pick_symbol(struct conv *c, size_t idx, const GElf_Sym *sym)
 {
 	const char *name = klp_elf_symname(&c->ke, sym);
-	const struct want *w = want_find(c->list, name);
+	struct want *w = want_find(c->list, name);
 	const struct klp_export *e;
 
 	if (!w) {
@@ -260,8 +260,30 @@ static void pick_symbol(struct conv *c, size_t idx, const GElf_Sym *sym)
 			 name, e->module, c->list->path);
 		return;
 	}
+	w->used = true;
 	c->sym_want[idx] = w;
 	c->nconv++;
+}
+
+/*
+ * The list is shared by all kernel series, so a listed name this module
+ * does not reference is fine -- but if this series exports it, say so.
+ */
+static void warn_exported_unused(struct conv *c)
+{
+	const struct klp_export *e;
+	size_t i;
+
+	for (i = 0; c->symvers && i < c->list->n; i++) {
+		if (c->list->v[i].used)
+			continue;
+		e = klp_symvers_lookup(c->symvers, c->list->v[i].name,
+				       c->modname);
+		if (e)
+			conv_warn(c, "%s (%s:%u) is exported by %s in this Module.symvers; not referenced, so ignored",
+				  c->list->v[i].name, c->list->path,
+				  c->list->v[i].line, e->module);
+	}
 }
 
 static int pick_symbols(struct conv *c)
@@ -281,6 +303,7 @@ static int pick_symbols(struct conv *c)
 		if (sym.st_shndx == SHN_UNDEF && sym.st_name)
 			pick_symbol(c, i, &sym);
 	}
+	warn_exported_unused(c);
 	return c->errors ? -1 : 0;
 }
 
