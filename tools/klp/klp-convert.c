@@ -134,14 +134,14 @@ static struct want *want_find(const struct wantlist *wl, const char *name)
 static int want_parse_line(struct wantlist *wl, char *line, unsigned int nr,
 			   size_t *cap)
 {
-	char *tok[4], *save = NULL, *end, *hash;
+	char *tok[3], *t, *save = NULL, *end, *hash;
 	struct want *w;
 	int n = 0;
 
 	hash = strchr(line, '#');
 	if (hash)
 		*hash = '\0';
-	for (char *t = strtok_r(line, " \t\r", &save); t;
+	for (t = strtok_r(line, " \t\r", &save); t;
 	     t = strtok_r(NULL, " \t\r", &save)) {
 		if (n == 3)
 			goto bad;
@@ -160,6 +160,7 @@ static int want_parse_line(struct wantlist *wl, char *line, unsigned int nr,
 	w->pos = 0;
 	w->obj = klp_xstrdup(n == 3 ? tok[2] : "vmlinux");
 	w->line = nr;
+	w->used = false;
 	if (n >= 2) {
 		if (tok[1][0] < '0' || tok[1][0] > '9')
 			goto bad;
@@ -750,8 +751,9 @@ static void usage(FILE *f)
 		"(lines 'NAME [SYMPOS [OBJECT]]', '#' comments, SYMPOS 0 = unique,\n"
 		"OBJECT vmlinux by default) into livepatch relocations.  IN.ko is\n"
 		"rewritten in place unless OUT.ko is given.  Listed names the module\n"
-		"does not reference are ignored; listed names exported according to\n"
-		"--symvers are an error.\n");
+		"does not reference are ignored; a referenced name that --symvers\n"
+		"says is exported is an error.  Exit status 1 on error (the file is\n"
+		"then left untouched), 2 on bad usage.\n");
 }
 
 int main(int argc, char **argv)
