@@ -21,7 +21,8 @@
  * once per fix.
  */
 #define MMFIX_FIX_LIST(X)					\
-	X(POPULATE_DRAIN,	"populate_drain")
+	X(POPULATE_DRAIN,	"populate_drain")	\
+	X(ANON_FAULT,		"anon_fault")
 
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {

@@ -51,6 +51,23 @@
 #  define MMFIX_FOLL_UNLOCKABLE		(1U << 21)
 # endif
 
+/*
+ * anon_fault: from 7.3 (anon pgoff series) __folio_set_anon(), inlined
+ * into folio_add_new_anon_rmap(), reads __vm_anon_pgoff_hi, which sits
+ * next to vm_refcnt.  From v7.4-rc1 __vmf_anon_prepare() goes through
+ * vma_has_anon_rmap(), whose lock assertion loads vm_refcnt even without
+ * CONFIG_DEBUG_VM.  MMFIX_TEST_74 builds the 7.4 code against 7.3 headers
+ * (tests/host/anon-fault-74); no supported kernel has it yet.
+ * ENTIRELY_MAPPED is private to mm/internal.h (same value 7.3).
+ */
+# if MMFIX_KV(7, 3) <= LINUX_VERSION_CODE
+#  define MMFIX_HAVE_ANON_PGOFF_HI	1
+#  define MMFIX_ENTIRELY_MAPPED		0x800000
+# endif
+# if MMFIX_KV(7, 4) <= LINUX_VERSION_CODE || defined(MMFIX_TEST_74)
+#  define MMFIX_HAVE_VMA_HAS_ANON_RMAP	1
+# endif
+
 #endif /* !MMFIX_SERIES_UNSUPPORTED */
 
 #endif /* MMFIX_COMPAT_H */
