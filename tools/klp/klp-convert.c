@@ -90,6 +90,7 @@ struct conv {
 	size_t nrsecs;
 	size_t nmoved;
 	size_t nnonalloc;
+	char *strbufs[2];		/* appended .strtab/.shstrtab bytes */
 	int errors;
 };
 
@@ -633,6 +634,8 @@ static int write_changes(struct conv *c)
 	for (i = 0; i < c->nbuckets; i++)
 		if (emit_bucket(c, secp, &c->buckets[i]))
 			return -1;
+	c->strbufs[0] = syms.buf;
+	c->strbufs[1] = secs.buf;
 	if (strapp_flush(c, &syms) || strapp_flush(c, &secs))
 		return -1;
 	if (elf_update(c->ke.elf, ELF_C_WRITE) < 0) {
@@ -729,6 +732,33 @@ err:
 	return NULL;
 }
 
+/* After klp_elf_close(): libelf no longer points at these buffers. */
+static void conv_free(struct conv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nbuckets; i++)
+		free(c->buckets[i].relas);
+	for (i = 0; i < c->nrsecs; i++)
+		free(c->rsecs[i].keep);
+	free(c->buckets);
+	free(c->rsecs);
+	free(c->sym_want);
+	free(c->strbufs[0]);
+	free(c->strbufs[1]);
+}
+
+static void want_free(struct wantlist *wl)
+{
+	size_t i;
+
+	for (i = 0; i < wl->n; i++) {
+		free(wl->v[i].name);
+		free(wl->v[i].obj);
+	}
+	free(wl->v);
+}
+
 static void report(const struct conv *c, const char *out)
 {
 	size_t i, nsec = 0;
@@ -808,25 +838,31 @@ int main(int argc, char **argv)
 	c.list = &list;
 
 	tmp = make_temp_copy(in, out);
-	if (!tmp)
-		return 1;
+	if (!tmp) {
+		ret = -1;
+		goto out;
+	}
 	ret = convert(&c, tmp);
 	if (ret < 0 || (ret == 0 && !strcmp(in, out))) {
 		unlink(tmp);
 		if (ret == 0)
 			printf("klp-convert: %s: nothing to convert (%zu klp symbols already present), left unchanged\n",
 			       in, c.nold);
-		return ret < 0;
-	}
-	if (rename(tmp, out)) {
+	} else if (rename(tmp, out)) {
 		fprintf(stderr, "klp-convert: %s: %s\n", out, strerror(errno));
 		unlink(tmp);
-		return 1;
-	}
-	if (ret == 0)
+		ret = -1;
+	} else if (ret == 0) {
 		printf("klp-convert: %s: nothing to convert (%zu klp symbols already present), copied unchanged to %s\n",
 		       in, c.nold, out);
-	else
+	} else {
 		report(&c, out);
-	return 0;
+	}
+	free(tmp);
+	conv_free(&c);
+out:
+	want_free(&list);
+	if (c.symvers)
+		klp_symvers_free(&symvers);
+	return ret < 0 ? 1 : 0;
 }
