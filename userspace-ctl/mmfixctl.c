@@ -330,6 +330,7 @@ int main(int argc, char **argv)
 	prescan_json(argc, argv);
 	print_start();
 	ret = run(argc, argv);
-	print_end();
+	if (print_end() && ret == EXIT_OK)
+		ret = EXIT_RUNTIME;
 	return ret;
 }

@@ -74,7 +74,8 @@ extern char sysfs_root[PATH_MAX];
  * field.
  */
 void print_start(void);
-void print_end(void);
+/* Finishes the JSON document; -1 if stdout could not be written. */
+int print_end(void);
 void print_open_object(const char *key);
 void print_close_object(void);
 void print_open_array(const char *key);

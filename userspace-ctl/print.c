@@ -18,11 +18,14 @@ void print_start(void)
 	jw_init(&jw, stdout, opts.pretty);
 }
 
-void print_end(void)
+int print_end(void)
 {
 	if (opts.json)
 		jw_finish(&jw);
-	fflush(stdout);
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, BIN_NAME ": cannot write the output: %m\n");
+	return -1;
 }
 
 /*

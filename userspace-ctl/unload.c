@@ -5,8 +5,10 @@
  * within one deadline.  A timeout leaves the module loaded and says so;
  * nothing is forced.
  *
- * MMFIXCTL_FAKE_DELETE=1 (tests only, refused on the real sysfs) replaces
- * delete_module() by removing the fake <root>/kernel/mmfix tree.
+ * delete_module() is only called when the tree is a real sysfs mount.  On
+ * a fake tree (--root) nothing is removed and mmfixctl says it would
+ * remove the module, unless MMFIXCTL_FAKE_DELETE=1 (tests only, refused
+ * on a real sysfs) asks it to remove the fake <root>/kernel/mmfix tree.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -229,10 +231,25 @@ static bool on_real_sysfs(void)
 	       (statfs(sysfs_root, &sfs) == 0 && sfs.f_type == SYSFS_MAGIC);
 }
 
+enum removal { REMOVE_MODULE, REMOVE_FAKE_TREE, REMOVE_NOTHING };
+
+static const char *const removal_json[] = {
+	[REMOVE_MODULE] = "delete_module",
+	[REMOVE_FAKE_TREE] = "fake_tree",
+	[REMOVE_NOTHING] = "none",
+};
+
+static const char *const removal_text[] = {
+	[REMOVE_MODULE] = "",
+	[REMOVE_FAKE_TREE] = " (MMFIXCTL_FAKE_DELETE: removed the fake tree instead of calling delete_module)",
+	[REMOVE_NOTHING] = " (--root is not a sysfs mount: would call delete_module(\"" MMFIX_NAME "\"))",
+};
+
 int do_unload(int argc, char **argv)
 {
 	struct unload_ctx ctx = { .timeout = UNLOAD_TIMEOUT_DEFAULT };
-	bool fake = fake_delete_requested();
+	bool fake = fake_delete_requested(), real = on_real_sysfs();
+	enum removal how;
 	uint64_t waited;
 	char disp[80];
 	int ret;
@@ -242,7 +259,7 @@ int do_unload(int argc, char **argv)
 				 arg_disp(argv[0], disp, sizeof(disp)));
 	if (opts.timeout_set)
 		ctx.timeout = opts.timeout;
-	if (fake && on_real_sysfs())
+	if (fake && real)
 		return usage_err("MMFIXCTL_FAKE_DELETE=1 is for tests on a fake sysfs tree (--root DIR), not on a real sysfs");
 	if (geteuid() != 0) {
 		p_err("unload: root is needed to unload the module (run as root or with sudo)");
@@ -260,18 +277,21 @@ int do_unload(int argc, char **argv)
 		ret = wait_transition(&ctx);
 	if (!ret)
 		ret = wait_klp_gone(&ctx);
-	if (!ret)
-		ret = fake ? fake_delete() : module_delete(&ctx);
+	how = real ? REMOVE_MODULE : fake ? REMOVE_FAKE_TREE : REMOVE_NOTHING;
+	if (!ret && how == REMOVE_MODULE)
+		ret = module_delete(&ctx);
+	else if (!ret && how == REMOVE_FAKE_TREE)
+		ret = fake_delete();
 	if (ret)
 		return ret;
 
 	waited = now_ms() - ctx.start;
 	print_open_object(NULL);
-	print_bool_words("unloaded", "mmfix %s", 1, "unloaded", "", "");
+	print_bool_words("unloaded", "mmfix %s", how != REMOVE_NOTHING,
+			 "unloaded", "not removed", "-");
 	print_u64("waited_ms", " after %s ms", &waited);
-	print_bool_words("fake_delete", "%s\n", fake,
-			 " (MMFIXCTL_FAKE_DELETE: removed the fake tree instead of delete_module)",
-			 "", "");
+	print_string("removal", NULL, removal_json[how]);
+	print_text("%s\n", removal_text[how]);
 	print_close_object();
 	return EXIT_OK;
 }
