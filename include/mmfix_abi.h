@@ -22,7 +22,8 @@
  */
 #define MMFIX_FIX_LIST(X)					\
 	X(POPULATE_DRAIN,	"populate_drain")	\
-	X(ANON_FAULT,		"anon_fault")
+	X(ANON_FAULT,		"anon_fault")	\
+	X(UNMAP_DRAIN,		"unmap_drain")
 
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {

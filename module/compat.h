@@ -68,6 +68,23 @@
 #  define MMFIX_HAVE_VMA_HAS_ANON_RMAP	1
 # endif
 
+/*
+ * unmap_drain: before v6.14 (upstream 1aa43598c03b) munmap runs
+ * lru_add_drain() before tlb_gather_mmu() and again in
+ * free_pages_and_swap_cache().  6.1: the first is in unmap_region()
+ * (static, out of line) and the mmu_gather hands page arrays to
+ * free_pages_and_swap_cache(); 6.12: it is in vms_clear_ptes() (inline,
+ * so notrace; reached through vms_complete_munmap_vmas()) and the pages
+ * come encoded.  7.2/7.3 have neither drain.
+ */
+# if MMFIX_SERIES_IS(6, 1)
+#  define MMFIX_HAVE_UNMAP_DRAIN	1
+#  define MMFIX_UNMAP_DRAIN_UNMAP_REGION	1
+# elif MMFIX_SERIES_IS(6, 12)
+#  define MMFIX_HAVE_UNMAP_DRAIN	1
+#  define MMFIX_UNMAP_DRAIN_VMS		1
+# endif
+
 #endif /* !MMFIX_SERIES_UNSUPPORTED */
 
 #endif /* MMFIX_COMPAT_H */

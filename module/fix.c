@@ -12,6 +12,7 @@
 struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES] = {
 	[MMFIX_FIX_POPULATE_DRAIN]	= &mmfix_populate_drain,
 	[MMFIX_FIX_ANON_FAULT]		= &mmfix_anon_fault,
+	[MMFIX_FIX_UNMAP_DRAIN]		= &mmfix_unmap_drain,
 };
 
 /* In enum mmfix_fix_id order, which is MMFIX_FIX_LIST order. */

@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-2.0
+# unmap_drain: MAP_POPULATE + munmap churn counted with kprobes on the
+# lruvec lock functions (tests/guest/lib-lru.sh), stock versus fixes on
+# versus stock again in the same boot; data, mlock and freeing checks.
+# 6.1/6.12: populate_drain alone changes nothing (munmap drains), with
+# unmap_drain too the lock is taken MIN_RATIO times less often.
+# 7.2/7.3: unmap_drain does not apply; populate_drain alone does it.
+# Sourced by /init after lib.sh.
+
+. /tests/lib-lru.sh
+
+UD=/sys/kernel/mmfix/fixes/unmap_drain
+PD=/sys/kernel/mmfix/fixes/populate_drain
+OPS=20000
+
+# A single-page churn op takes the lock twice in the stock kernels (the
+# page goes onto the LRU, then off it when freed).  With the drains gone,
+# a full per-CPU lru_add batch of B folios costs three: moving it to the
+# LRU, freeing the B-1 folios already unmapped, and later freeing the
+# one whose fault filled the batch, which is on the LRU by then.  6.1's
+# batch holds 15 folios (ceiling 2/(3/15) = 10x), 6.12's 31 (20.7x).
+case $SERIES in
+6.1) MIN_RATIO=8 ;;
+*) MIN_RATIO=15 ;;
+esac
+
+CHURN_ERRORS=0
+
+# set_fixes PD UD: populate_drain and unmap_drain switches (UD "-" leaves
+# unmap_drain alone, for kernels where it does not apply).
+set_fixes() {
+	echo "$1" >$PD/enabled
+	[ "$2" = - ] || echo "$2" >$UD/enabled
+}
+
+ud_counter() { cat "$UD/$1"; }
+
+# churn_locks LABEL: OPS single-page populate/write/check/munmap ops on
+# CPU 0 (one CPU's LRU batches); LOCKS gets the lock acquisitions.
+churn_locks() {
+	if ! lru_count_run taskset 1 populate churn -n "$OPS"; then
+		CHURN_ERRORS=$((CHURN_ERRORS + 1))
+		echo "$1: populate churn failed: $LRU_OUT"
+	fi
+	LOCKS=$LRU_LOCKS
+	t_comment "$1: $LOCKS lruvec lock acquisitions in $OPS ops ($(lru_per_op "$LOCKS" "$OPS")/op)"
+}
+
+# within_10pct A B: A is within 10% of B.
+within_10pct() { [ $(($1 * 10)) -ge $(($2 * 9)) ] && [ $(($1 * 10)) -le $(($2 * 11)) ]; }
+
+# back_to_stock: the last stock run (S2) matches the first (S1) and is
+# again MIN_RATIO times the fixed run (F).
+back_to_stock() { within_10pct "$S2" "$S1" && lru_ratio_ge "$S2" "$F" "$MIN_RATIO"; }
+
+# field KEY LINE -> value of KEY=value in LINE
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+# Puts every CPU's LRU batches onto the LRU (lru_add_drain_all()), which
+# also frees folios whose last reference was the batch's.
+drain_all_cpus() { echo 1 >/proc/sys/vm/compact_memory; }
+
+t_begin unmap-drain
+mmfix_require_ko unmap-drain-loads || return 0
+mark=$(kmsg_mark)
+if ! mmfix_load; then
+	t_fail unmap-drain-loads "$MMFIX_ERR"
+	return 0
+fi
+
+if ! lru_probe_start; then
+	t_fail lru-lock-kprobes-placed "$LRU_PROBE_ERR"
+	mmfix_unload
+	return 0
+fi
+
+case $SERIES in
+6.1|6.12)
+	t_check unmap-drain-applicable-and-off-by-default \
+		test "$(cat $UD/applicable)" = 1 -a "$(cat $UD/enabled)" = 0
+
+	set_fixes 0 0
+	churn_locks stock
+	S1=$LOCKS
+	t_check stock-churn-takes-lru-lock-twice-per-op \
+		test "$S1" -ge $((OPS * 19 / 10)) -a "$S1" -le $((OPS * 22 / 10))
+
+	set_fixes 1 0
+	churn_locks populate-drain-only
+	t_check populate-drain-alone-gains-nothing-munmap-drains \
+		within_10pct "$LOCKS" "$S1"
+
+	set_fixes 1 1
+	d0=$(ud_counter drained) s0=$(ud_counter skipped)
+	churn_locks both-on
+	F=$LOCKS
+	dd=$(($(ud_counter drained) - d0)) sd=$(($(ud_counter skipped) - s0))
+	t_check unmap-drain-on-skips-every-drain \
+		test "$dd" = 0 -a "$sd" -ge $((2 * OPS)) ||
+		echo "drained +$dd skipped +$sd"
+	t_check both-on-lru-locks-at-least-${MIN_RATIO}x-fewer \
+		lru_ratio_ge "$S1" "$F" "$MIN_RATIO" ||
+		echo "stock $S1, fixed $F: $(lru_ratio "$S1" "$F")x"
+	t_comment "populate_drain+unmap_drain: $(lru_ratio "$S1" "$F")x fewer lruvec lock acquisitions"
+
+	set_fixes 0 0
+	d0=$(ud_counter drained) s0=$(ud_counter skipped)
+	churn_locks stock-again
+	S2=$LOCKS
+	dd=$(($(ud_counter drained) - d0)) sd=$(($(ud_counter skipped) - s0))
+	t_check unmap-drain-off-drains-every-time \
+		test "$sd" = 0 -a "$dd" -ge $((2 * OPS)) ||
+		echo "drained +$dd skipped +$sd"
+	t_check both-off-lru-locks-back-to-stock back_to_stock ||
+		echo "stock $S1, fixed $F, stock again $S2"
+	UD_ON=1 UD_OFF=0
+	;;
+*)
+	t_check unmap-drain-not-applicable-kernel-does-not-drain \
+		test "$(cat $UD/applicable)" = 0 -a \
+		     "$(cat $UD/reason)" = "kernel no longer drains in free_pages_and_swap_cache()"
+	t_check unmap-drain-cannot-be-switched-on \
+		sh -c "! echo 1 2>/dev/null >$UD/enabled && [ \"\$(cat $UD/enabled)\" = 0 ]"
+
+	set_fixes 0 -
+	churn_locks stock
+	S1=$LOCKS
+	t_check stock-churn-takes-lru-lock-twice-per-op \
+		test "$S1" -ge $((OPS * 19 / 10)) -a "$S1" -le $((OPS * 22 / 10))
+	set_fixes 1 -
+	churn_locks populate-drain-on
+	F=$LOCKS
+	t_check populate-drain-alone-lru-locks-at-least-${MIN_RATIO}x-fewer \
+		lru_ratio_ge "$S1" "$F" "$MIN_RATIO" ||
+		echo "stock $S1, fixed $F: $(lru_ratio "$S1" "$F")x"
+	t_comment "populate_drain: $(lru_ratio "$S1" "$F")x fewer lruvec lock acquisitions"
+	set_fixes 0 -
+	churn_locks stock-again
+	S2=$LOCKS
+	t_check populate-drain-off-lru-locks-back-to-stock back_to_stock ||
+		echo "stock $S1, fixed $F, stock again $S2"
+	UD_ON=- UD_OFF=-
+	;;
+esac
+lru_probe_stop
+
+t_check churn-data-intact-in-every-run test "$CHURN_ERRORS" = 0
+
+set_fixes 1 "$UD_ON"
+out=$(populate churn -n 2000 -t 2 -p 8)
+t_check fixes-on-threaded-churn-data-intact test "$(field errors "$out")" = 0 ||
+	echo "$out"
+
+# Folios whose last reference is an LRU batch's are freed when the batch
+# moves, not lost: MemFree comes back once every CPU's batches drain.
+# The replaced munmap code also returns the mappings' commit charge
+# (Committed_AS, exact to a few per-CPU batches of pages): 20000 lost
+# one-page charges would be 78 MB.
+drain_all_cpus
+m0=$(meminfo_kb MemFree) c0=$(meminfo_kb Committed_AS)
+out=$(populate churn -n "$OPS")
+drain_all_cpus
+m1=$(meminfo_kb MemFree) c1=$(meminfo_kb Committed_AS)
+t_check fixes-on-unmapped-pages-freed-after-batch-drain \
+	test $((m0 - m1)) -lt 8192 || echo "MemFree $m0 kB -> $m1 kB after $OPS ops: $out"
+t_check fixes-on-munmap-returns-commit-charge \
+	test $((c1 - c0)) -lt 32768 || echo "Committed_AS $c0 kB -> $c1 kB after $OPS ops"
+
+# MAP_LOCKED still puts its pages on the unevictable LRU before mmap
+# returns (the Unevictable delta may be a batch short: the populate's
+# drain also munlocks pages earlier unmaps left in the mlock batch);
+# after munmap, with the unmap drain skipped, the pages are munlocked
+# and freed by the batch drain.
+mlocked0=$(meminfo_kb Mlocked)
+out=$(populate lru -l -p 256)
+t_check fixes-on-map-locked-pages-unevictable-at-once \
+	test "$(field lru "$out")" = 256 -a "$(field unevictable "$out")" = 256 \
+	     -a "$(field mlocked "$out")" = 256 -a "$(field errors "$out")" = 0 \
+	     -a "$(field unevictable_kb "$out")" -ge 896 || echo "$out"
+drain_all_cpus
+t_check fixes-on-unmapped-locked-pages-munlocked \
+	test "$(meminfo_kb Mlocked)" = "$mlocked0" ||
+	echo "Mlocked $mlocked0 kB before, $(meminfo_kb Mlocked) kB after"
+set_fixes 0 "$UD_OFF"
+
+t_check no-kernel-warnings dmesg_clean_since "$mark"
+if mmfix_unload; then
+	t_pass unmap-drain-unloads
+else
+	t_fail unmap-drain-unloads "$MMFIX_ERR"
+fi
