@@ -44,4 +44,44 @@ enum mmfix_fix_id {
 #define MMFIX_FIX_NAME_MAX	32
 #define MMFIX_REASON_MAX	128
 
+/*
+ * Lock statistics under MMFIX_SYSFS_DIR "/stats" (docs/lock-stats.md).
+ * Each lock class directory of MMFIX_STATS_CLASS_LIST(X), X(id, "dir"),
+ * holds the files of MMFIX_STATS_FILE_LIST(X), X(id, "name"), except
+ * "failed" under lru_lock (no trylock there).  A *_hist file has one
+ * "LOW COUNT" line per non-empty log2 bucket: bucket 0 counts 0 ns,
+ * bucket i (1..MMFIX_STATS_HIST_BUCKETS-1) counts [2^(i-1), 2^i) ns and
+ * LOW is 2^(i-1).
+ */
+#define MMFIX_STATS_SYSFS_DIR		MMFIX_SYSFS_DIR "/stats"
+#define MMFIX_STATS_HIST_BUCKETS	65
+
+#define MMFIX_STATS_CLASS_LIST(X)		\
+	X(LRU,		"lru_lock")		\
+	X(MMAP_READ,	"mmap_lock/read")	\
+	X(MMAP_WRITE,	"mmap_lock/write")
+
+#define MMFIX_STATS_FILE_LIST(X)		\
+	X(ACQUISITIONS,	"acquisitions")		\
+	X(FAILED,	"failed")		\
+	X(CONTENDED,	"contended")		\
+	X(WAIT_NS,	"wait_ns")		\
+	X(WAIT_MAX_NS,	"wait_max_ns")		\
+	X(HOLDS,	"holds")		\
+	X(HOLD_NS,	"hold_ns")		\
+	X(HOLD_MAX_NS,	"hold_max_ns")		\
+	X(WAIT_HIST,	"wait_hist")		\
+	X(HOLD_HIST,	"hold_hist")
+
+#define MMFIX_STATS_ENUM(id, name) MMFIX_STATS_##id,
+enum mmfix_stats_class_id {
+	MMFIX_STATS_CLASS_LIST(MMFIX_STATS_ENUM)
+	MMFIX_STATS_NR_CLASSES
+};
+enum mmfix_stats_file_id {
+	MMFIX_STATS_FILE_LIST(MMFIX_STATS_ENUM)
+	MMFIX_STATS_NR_FILES
+};
+#undef MMFIX_STATS_ENUM
+
 #endif /* MMFIX_ABI_H */

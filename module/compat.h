@@ -87,4 +87,25 @@
 
 #endif /* !MMFIX_SERIES_UNSUPPORTED */
 
+/*
+ * Lock statistics (module/stats*.c), built on every kernel:
+ * - lock:contention_begin/end are exported from 6.12 on (6.1 finds them
+ *   with for_each_kernel_tracepoint());
+ * - the mmap_lock tracepoints pass a memcg path after the mm in 6.1 and
+ *   6.12, not in 7.2 and 7.3 (include/trace/events/mmap_lock.h);
+ * - an ftrace callback reads the first argument from ftrace_regs, an
+ *   open struct pt_regs in 6.1, opaque with an accessor later.
+ */
+#if MMFIX_KV(6, 12) <= LINUX_VERSION_CODE
+# define MMFIX_CONTENTION_TP_EXPORTED	1
+# define MMFIX_FREGS_ARG0(fregs)	ftrace_regs_get_argument(fregs, 0)
+#else
+# define MMFIX_FREGS_ARG0(fregs)	((fregs)->regs.di)
+#endif
+#if MMFIX_KV(7, 0) <= LINUX_VERSION_CODE
+# define MMFIX_MMAP_TP_PATH
+#else
+# define MMFIX_MMAP_TP_PATH		const char *memcg_path,
+#endif
+
 #endif /* MMFIX_COMPAT_H */

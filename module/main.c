@@ -107,6 +107,10 @@ static int __init mmfix_init(void)
 	if (ret)
 		goto err_sysfs;
 
+	ret = mmfix_stats_init();
+	if (ret)
+		goto err_stats;
+
 	mmfix_objs[0].funcs = mmfix_fixes_klp_funcs();
 	ret = klp_enable_patch(&mmfix_patch);
 	if (ret) {
@@ -117,6 +121,8 @@ static int __init mmfix_init(void)
 	return 0;
 
 err_patch:
+	mmfix_stats_uninit();
+err_stats:
 	mmfix_sysfs_uninit();
 err_sysfs:
 	mmfix_fixes_uninit();
@@ -126,6 +132,7 @@ err_fixes:
 
 static void __exit mmfix_exit(void)
 {
+	mmfix_stats_uninit();
 	mmfix_sysfs_uninit();
 	mmfix_fixes_uninit();
 }

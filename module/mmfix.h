@@ -60,5 +60,10 @@ unsigned int mmfix_nr_counters(const struct mmfix_fix *fix);
 /* sysfs.c: /sys/kernel/mmfix */
 int mmfix_sysfs_init(void);
 void mmfix_sysfs_uninit(void);
+struct kobject *mmfix_sysfs_root(void);
+
+/* stats.c: /sys/kernel/mmfix/stats and the lock probes behind it */
+int mmfix_stats_init(void);
+void mmfix_stats_uninit(void);
 
 #endif /* MMFIX_H */

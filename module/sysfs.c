@@ -181,6 +181,12 @@ err_uninit:
 	return ret;
 }
 
+/* /sys/kernel/mmfix, for the directories other parts add (stats/). */
+struct kobject *mmfix_sysfs_root(void)
+{
+	return mmfix_kobj;
+}
+
 /* Removes whatever mmfix_sysfs_init() managed to create. */
 void mmfix_sysfs_uninit(void)
 {

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock statistics: storage, the on/off switch, reset, and
+ * /sys/kernel/mmfix/stats (docs/ABI/testing/sysfs-kernel-mmfix,
+ * docs/lock-stats.md).
+ *
+ * Purpose: show an operator how lruvec->lru_lock and mm->mmap_lock
+ * behave before and after a fix is switched on, cheaply enough to leave
+ * running.  Off (the default), no probe of any kind is registered.
+ *
+ *   echo 1 > /sys/kernel/mmfix/stats/enabled
+ *   cat /sys/kernel/mmfix/stats/lru_lock/acquisitions
+ *   mmfixctl stats; mmfixctl watch 1
+ *   echo 1 > /sys/kernel/mmfix/stats/reset
+ *
+ * Counters live in one block per CPU, written only by that CPU with
+ * interrupts off inside a seqcount; readers sum consistent copies.
+ */
+#include <linux/cpu.h>
+#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/tracepoint.h>
+#include <trace/events/lock.h>
+#include "stats.h"
+
+struct mmfix_stats_cpu __percpu *mmfix_stats_pcpu;
+struct mmfix_node_stat __percpu *mmfix_stats_node_pcpu;
+
+/* Serialises switching, reset and removal. */
+static DEFINE_MUTEX(mmfix_stats_mutex);
+static bool mmfix_stats_on;
+
+/* lock:contention_begin/end ************************************************/
+
+static void mmfix_contention_begin(void *data, void *lock, unsigned int flags)
+{
+	if (flags == LCB_F_SPIN)
+		mmfix_stats_lru_contention_begin(lock);
+	else if (flags == LCB_F_READ || flags == LCB_F_WRITE)	/* rwsem */
+		mmfix_stats_mmap_contention_begin(lock, flags == LCB_F_WRITE);
+}
+
+static void mmfix_contention_end(void *data, void *lock, int ret)
+{
+	mmfix_stats_lru_contention_end(lock);
+}
+
+#ifdef MMFIX_CONTENTION_TP_EXPORTED
+static int mmfix_contention_register(void)
+{
+	int ret;
+
+	ret = register_trace_contention_begin(mmfix_contention_begin, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_contention_end(mmfix_contention_end, NULL);
+	if (ret)
+		unregister_trace_contention_begin(mmfix_contention_begin, NULL);
+	return ret;
+}
+
+static void mmfix_contention_unregister(void)
+{
+	WARN_ON_ONCE(unregister_trace_contention_end(mmfix_contention_end,
+						     NULL));
+	WARN_ON_ONCE(unregister_trace_contention_begin(mmfix_contention_begin,
+						       NULL));
+}
+#else
+/*
+ * 6.1 does not export the lock tracepoints: find them among the core
+ * kernel's tracepoints.  The probes keep the prototypes of the
+ * TRACE_EVENTs in <trace/events/lock.h>.
+ */
+static struct tracepoint *mmfix_tp_contention_begin, *mmfix_tp_contention_end;
+
+static void mmfix_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "contention_begin"))
+		mmfix_tp_contention_begin = tp;
+	else if (!strcmp(tp->name, "contention_end"))
+		mmfix_tp_contention_end = tp;
+}
+
+static int mmfix_contention_register(void)
+{
+	int ret;
+
+	if (!mmfix_tp_contention_begin || !mmfix_tp_contention_end)
+		for_each_kernel_tracepoint(mmfix_find_tp, NULL);
+	if (!mmfix_tp_contention_begin || !mmfix_tp_contention_end)
+		return -ENOENT;
+	ret = tracepoint_probe_register(mmfix_tp_contention_begin,
+					(void *)mmfix_contention_begin, NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(mmfix_tp_contention_end,
+					(void *)mmfix_contention_end, NULL);
+	if (ret)
+		tracepoint_probe_unregister(mmfix_tp_contention_begin,
+					    (void *)mmfix_contention_begin, NULL);
+	return ret;
+}
+
+static void mmfix_contention_unregister(void)
+{
+	WARN_ON_ONCE(tracepoint_probe_unregister(mmfix_tp_contention_end,
+						 (void *)mmfix_contention_end,
+						 NULL));
+	WARN_ON_ONCE(tracepoint_probe_unregister(mmfix_tp_contention_begin,
+						 (void *)mmfix_contention_begin,
+						 NULL));
+}
+#endif
+
+/* on / off ******************************************************************/
+
+/*
+ * Unlock callbacks first and lock probes last, so that no hold can start
+ * before its end is watched; off in reverse.
+ */
+static int mmfix_stats_start(void)
+{
+	int ret;
+
+	ret = mmfix_stats_lru_start();
+	if (ret)
+		return ret;
+	ret = mmfix_stats_mmap_start();
+	if (ret)
+		goto err_mmap;
+	ret = mmfix_contention_register();
+	if (ret) {
+		pr_warn("stats: cannot register lock contention probes (%d)\n",
+			ret);
+		goto err_contention;
+	}
+	ret = mmfix_stats_lru_arm();
+	if (ret)
+		goto err_arm;
+	return 0;
+
+err_arm:
+	mmfix_contention_unregister();
+err_contention:
+	mmfix_stats_mmap_stop();
+	tracepoint_synchronize_unregister();
+	mmfix_stats_mmap_release();
+err_mmap:
+	mmfix_stats_lru_stop();
+	return ret;
+}
+
+static void mmfix_stats_stop(void)
+{
+	mmfix_stats_lru_disarm();
+	mmfix_contention_unregister();
+	mmfix_stats_mmap_stop();
+	tracepoint_synchronize_unregister();
+	mmfix_stats_mmap_release();
+	mmfix_stats_lru_stop();
+}
+
+static int mmfix_stats_set(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&mmfix_stats_mutex);
+	if (on && !mmfix_stats_on)
+		ret = mmfix_stats_start();
+	else if (!on && mmfix_stats_on)
+		mmfix_stats_stop();
+	if (!ret)
+		mmfix_stats_on = on;
+	mutex_unlock(&mmfix_stats_mutex);
+	return ret;
+}
+
+/* reset *********************************************************************/
+
+static void mmfix_stats_zero(int cpu)
+{
+	struct mmfix_stats_cpu *s = per_cpu_ptr(mmfix_stats_pcpu, cpu);
+
+	raw_write_seqcount_begin(&s->seq);
+	/* from cls to the end, as an offset: one memset, no field overflow */
+	memset((char *)s + offsetof(struct mmfix_stats_cpu, cls), 0,
+	       sizeof(*s) - offsetof(struct mmfix_stats_cpu, cls));
+	memset(per_cpu_ptr(mmfix_stats_node_pcpu, cpu), 0,
+	       nr_node_ids * sizeof(struct mmfix_node_stat));
+	raw_write_seqcount_end(&s->seq);
+}
+
+/* On each online CPU with interrupts off: no probe is halfway through. */
+static void mmfix_stats_zero_local(void *unused)
+{
+	mmfix_stats_zero(smp_processor_id());
+}
+
+static void mmfix_stats_reset(void)
+{
+	int cpu;
+
+	mutex_lock(&mmfix_stats_mutex);
+	cpus_read_lock();
+	on_each_cpu(mmfix_stats_zero_local, NULL, 1);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			mmfix_stats_zero(cpu);
+	cpus_read_unlock();
+	mmfix_stats_lru_reset_missed();
+	mutex_unlock(&mmfix_stats_mutex);
+}
+
+/* reading *******************************************************************/
+
+/* Copies @len bytes at @src, part of @cpu's block, as of one instant. */
+static void mmfix_stats_copy(int cpu, const void *src, void *dst, size_t len)
+{
+	struct mmfix_stats_cpu *s = per_cpu_ptr(mmfix_stats_pcpu, cpu);
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&s->seq);
+		memcpy(dst, src, len);
+	} while (read_seqcount_retry(&s->seq, seq));
+}
+
+static void mmfix_lock_stat_add(struct mmfix_lock_stat *sum,
+				const struct mmfix_lock_stat *c)
+{
+	unsigned int i;
+
+	sum->acquisitions += c->acquisitions;
+	sum->failed += c->failed;
+	sum->contended += c->contended;
+	sum->wait_ns += c->wait_ns;
+	sum->wait_max_ns = max(sum->wait_max_ns, c->wait_max_ns);
+	sum->holds += c->holds;
+	sum->hold_ns += c->hold_ns;
+	sum->hold_max_ns = max(sum->hold_max_ns, c->hold_max_ns);
+	for (i = 0; i < MMFIX_STATS_HIST_BUCKETS; i++) {
+		sum->wait_hist[i] += c->wait_hist[i];
+		sum->hold_hist[i] += c->hold_hist[i];
+	}
+}
+
+/* All CPUs' counters of lock class @cls; NULL when out of memory. */
+static struct mmfix_lock_stat *mmfix_stats_class_sum(unsigned int cls)
+{
+	struct mmfix_lock_stat *sum, *c;
+	int cpu;
+
+	sum = kzalloc(2 * sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return NULL;
+	c = sum + 1;
+	for_each_possible_cpu(cpu) {
+		mmfix_stats_copy(cpu, &per_cpu_ptr(mmfix_stats_pcpu, cpu)->cls[cls],
+				 c, sizeof(*c));
+		mmfix_lock_stat_add(sum, c);
+	}
+	return sum;
+}
+
+static void mmfix_stats_worst(bool hold, struct mmfix_worst *w)
+{
+	struct mmfix_stats_cpu *s;
+	struct mmfix_worst c;
+	int cpu;
+
+	memset(w, 0, sizeof(*w));
+	for_each_possible_cpu(cpu) {
+		s = per_cpu_ptr(mmfix_stats_pcpu, cpu);
+		mmfix_stats_copy(cpu, hold ? &s->worst_hold : &s->worst_wait,
+				 &c, sizeof(c));
+		if (c.ns > w->ns)
+			*w = c;
+	}
+}
+
+static u64 mmfix_stats_sum_u64(size_t offset)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*(u64 *)((char *)per_cpu_ptr(mmfix_stats_pcpu, cpu) +
+					 offset));
+	return sum;
+}
+
+/* sysfs: stats/{enabled,reset} *********************************************/
+
+static struct kobject *mmfix_stats_kobj;
+static struct kobject *mmfix_class_kobj[MMFIX_STATS_NR_CLASSES];
+static struct kobject *mmfix_mmap_kobj;
+static struct kobject **mmfix_node_kobj;	/* nr_node_ids entries */
+
+/* Exactly "0" or "1", optionally followed by one newline. */
+static int mmfix_parse_01(const char *buf, size_t count)
+{
+	if (count && buf[count - 1] == '\n')
+		count--;
+	if (count != 1 || (buf[0] != '0' && buf[0] != '1'))
+		return -EINVAL;
+	return buf[0] - '0';
+}
+
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(mmfix_stats_on));
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	int on = mmfix_parse_01(buf, count), ret;
+
+	if (on < 0)
+		return on;
+	ret = mmfix_stats_set(on);
+	return ret ? ret : count;
+}
+
+static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	if (mmfix_parse_01(buf, count) != 1)
+		return -EINVAL;
+	mmfix_stats_reset();
+	return count;
+}
+
+static struct kobj_attribute mmfix_stats_enabled_attr =
+	__ATTR_RW_MODE(enabled, 0644);
+static struct kobj_attribute mmfix_stats_reset_attr = __ATTR_WO(reset);
+
+static struct attribute *mmfix_stats_top_attrs[] = {
+	&mmfix_stats_enabled_attr.attr,
+	&mmfix_stats_reset_attr.attr,
+	NULL
+};
+
+static const struct attribute_group mmfix_stats_top_group = {
+	.attrs = mmfix_stats_top_attrs,
+};
+
+/* sysfs: <class>/<file> ****************************************************/
+
+static int mmfix_class_of(struct kobject *kobj)
+{
+	unsigned int i;
+
+	for (i = 0; i < MMFIX_STATS_NR_CLASSES; i++)
+		if (mmfix_class_kobj[i] == kobj)
+			return i;
+	return -1;
+}
+
+static ssize_t mmfix_hist_emit(char *buf, const u64 *hist)
+{
+	ssize_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < MMFIX_STATS_HIST_BUCKETS; i++)
+		if (hist[i])
+			len += sysfs_emit_at(buf, len, "%llu %llu\n",
+					     i ? 1ULL << (i - 1) : 0ULL,
+					     hist[i]);
+	return len;
+}
+
+static struct kobj_attribute mmfix_class_attrs[MMFIX_STATS_NR_FILES];
+
+static ssize_t mmfix_class_show(struct kobject *kobj,
+				struct kobj_attribute *kattr, char *buf)
+{
+	int cls = mmfix_class_of(kobj);
+	unsigned int file = kattr - mmfix_class_attrs;
+	struct mmfix_lock_stat *c;
+	u64 v = 0;
+	ssize_t ret;
+
+	if (cls < 0 || file >= MMFIX_STATS_NR_FILES)
+		return -EIO;
+	c = mmfix_stats_class_sum(cls);
+	if (!c)
+		return -ENOMEM;
+	switch (file) {
+	case MMFIX_STATS_ACQUISITIONS:
+		v = c->acquisitions;
+		break;
+	case MMFIX_STATS_FAILED:
+		v = c->failed;
+		break;
+	case MMFIX_STATS_CONTENDED:
+		v = c->contended;
+		break;
+	case MMFIX_STATS_WAIT_NS:
+		v = c->wait_ns;
+		break;
+	case MMFIX_STATS_WAIT_MAX_NS:
+		v = c->wait_max_ns;
+		break;
+	case MMFIX_STATS_HOLDS:
+		v = c->holds;
+		break;
+	case MMFIX_STATS_HOLD_NS:
+		v = c->hold_ns;
+		break;
+	case MMFIX_STATS_HOLD_MAX_NS:
+		v = c->hold_max_ns;
+		break;
+	}
+	if (file == MMFIX_STATS_WAIT_HIST)
+		ret = mmfix_hist_emit(buf, c->wait_hist);
+	else if (file == MMFIX_STATS_HOLD_HIST)
+		ret = mmfix_hist_emit(buf, c->hold_hist);
+	else
+		ret = sysfs_emit(buf, "%llu\n", v);
+	kfree(c);
+	return ret;
+}
+
+/* Filled in by mmfix_stats_attrs_init(), in MMFIX_STATS_FILE_LIST order. */
+static struct attribute *mmfix_class_attr_list[MMFIX_STATS_NR_FILES + 1];
+
+#define MMFIX_FILE_NAME(id, name) name,
+static const char *const mmfix_stats_file_names[MMFIX_STATS_NR_FILES] = {
+	MMFIX_STATS_FILE_LIST(MMFIX_FILE_NAME)
+};
+
+/* lru_lock has no trylock: no "failed" there. */
+static umode_t mmfix_class_visible(struct kobject *kobj, struct attribute *a,
+				   int n)
+{
+	if (n == MMFIX_STATS_FAILED &&
+	    kobj == mmfix_class_kobj[MMFIX_STATS_LRU])
+		return 0;
+	return a->mode;
+}
+
+static const struct attribute_group mmfix_class_group = {
+	.attrs = mmfix_class_attr_list,
+	.is_visible = mmfix_class_visible,
+};
+
+/* sysfs: lru_lock/{missed,unmatched}, lru_lock/node<N>/ *******************/
+
+static ssize_t missed_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	u64 v;
+
+	mutex_lock(&mmfix_stats_mutex);
+	v = mmfix_stats_lru_missed();
+	mutex_unlock(&mmfix_stats_mutex);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t unmatched_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", mmfix_stats_sum_u64(
+		offsetof(struct mmfix_stats_cpu, lru_unmatched)));
+}
+
+static struct kobj_attribute mmfix_lru_missed_attr = __ATTR_RO(missed);
+static struct kobj_attribute mmfix_lru_unmatched_attr = __ATTR_RO(unmatched);
+
+static struct attribute *mmfix_lru_attrs[] = {
+	&mmfix_lru_missed_attr.attr,
+	&mmfix_lru_unmatched_attr.attr,
+	NULL
+};
+
+static const struct attribute_group mmfix_lru_group = {
+	.attrs = mmfix_lru_attrs,
+};
+
+enum {
+	NODE_ACQUISITIONS,
+	NODE_CONTENDED,
+	NODE_WAIT_NS,
+	NODE_HOLD_NS,
+	NODE_NR_FILES
+};
+
+static struct kobj_attribute mmfix_node_attrs[NODE_NR_FILES];
+
+static ssize_t mmfix_node_show(struct kobject *kobj,
+			       struct kobj_attribute *kattr, char *buf)
+{
+	unsigned int file = kattr - mmfix_node_attrs;
+	struct mmfix_node_stat n, sum = { };
+	int nid, cpu;
+
+	for (nid = 0; nid < nr_node_ids; nid++)
+		if (mmfix_node_kobj[nid] == kobj)
+			break;
+	if (nid == nr_node_ids || file >= NODE_NR_FILES)
+		return -EIO;
+	for_each_possible_cpu(cpu) {
+		mmfix_stats_copy(cpu, per_cpu_ptr(mmfix_stats_node_pcpu, cpu) + nid,
+				 &n, sizeof(n));
+		sum.acquisitions += n.acquisitions;
+		sum.contended += n.contended;
+		sum.wait_ns += n.wait_ns;
+		sum.hold_ns += n.hold_ns;
+	}
+	switch (file) {
+	case NODE_ACQUISITIONS:
+		return sysfs_emit(buf, "%llu\n", sum.acquisitions);
+	case NODE_CONTENDED:
+		return sysfs_emit(buf, "%llu\n", sum.contended);
+	case NODE_WAIT_NS:
+		return sysfs_emit(buf, "%llu\n", sum.wait_ns);
+	default:
+		return sysfs_emit(buf, "%llu\n", sum.hold_ns);
+	}
+}
+
+static const char *const mmfix_node_file_names[NODE_NR_FILES] = {
+	[NODE_ACQUISITIONS] = "acquisitions",
+	[NODE_CONTENDED] = "contended",
+	[NODE_WAIT_NS] = "wait_ns",
+	[NODE_HOLD_NS] = "hold_ns",
+};
+
+static struct attribute *mmfix_node_attr_list[] = {
+	&mmfix_node_attrs[NODE_ACQUISITIONS].attr,
+	&mmfix_node_attrs[NODE_CONTENDED].attr,
+	&mmfix_node_attrs[NODE_WAIT_NS].attr,
+	&mmfix_node_attrs[NODE_HOLD_NS].attr,
+	NULL
+};
+
+static const struct attribute_group mmfix_node_group = {
+	.attrs = mmfix_node_attr_list,
+};
+
+/* sysfs: mmap_lock/{untracked,worst_*} *************************************/
+
+enum {
+	WORST_NS,
+	WORST_PID,
+	WORST_TID,
+	WORST_COMM,
+	WORST_MODE,
+	WORST_NR_FILES
+};
+
+/* [0][]: worst_hold_*, [1][]: worst_wait_* */
+static struct kobj_attribute mmfix_worst_attrs[2][WORST_NR_FILES];
+
+static ssize_t mmfix_worst_show(struct kobject *kobj,
+				struct kobj_attribute *kattr, char *buf)
+{
+	unsigned int i = kattr - &mmfix_worst_attrs[0][0];
+	struct mmfix_worst w;
+
+	if (i >= 2 * WORST_NR_FILES)
+		return -EIO;
+	mmfix_stats_worst(i < WORST_NR_FILES, &w);
+	switch (i % WORST_NR_FILES) {
+	case WORST_NS:
+		return sysfs_emit(buf, "%llu\n", w.ns);
+	case WORST_PID:
+		return sysfs_emit(buf, "%d\n", w.pid);
+	case WORST_TID:
+		return sysfs_emit(buf, "%d\n", w.tid);
+	case WORST_COMM:
+		return sysfs_emit(buf, "%s\n", w.comm);
+	default:
+		return sysfs_emit(buf, "%s\n", !w.ns ? "none" :
+				  w.write ? "write" : "read");
+	}
+}
+
+static const char *const mmfix_worst_names[2][WORST_NR_FILES] = {
+	{ "worst_hold_ns", "worst_hold_pid", "worst_hold_tid",
+	  "worst_hold_comm", "worst_hold_mode" },
+	{ "worst_wait_ns", "worst_wait_pid", "worst_wait_tid",
+	  "worst_wait_comm", "worst_wait_mode" },
+};
+
+static ssize_t untracked_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", mmfix_stats_sum_u64(
+		offsetof(struct mmfix_stats_cpu, mmap_untracked)));
+}
+
+static struct kobj_attribute mmfix_mmap_untracked_attr = __ATTR_RO(untracked);
+
+static struct attribute *mmfix_mmap_attr_list[2 * WORST_NR_FILES + 2];
+
+static const struct attribute_group mmfix_mmap_group = {
+	.attrs = mmfix_mmap_attr_list,
+};
+
+/* init / uninit *************************************************************/
+
+static void mmfix_attr_init(struct kobj_attribute *a, const char *name,
+			    ssize_t (*show)(struct kobject *,
+					    struct kobj_attribute *, char *))
+{
+	sysfs_attr_init(&a->attr);
+	a->attr.name = name;
+	a->attr.mode = 0444;
+	a->show = show;
+}
+
+static void mmfix_stats_attrs_init(void)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < MMFIX_STATS_NR_FILES; i++) {
+		mmfix_attr_init(&mmfix_class_attrs[i],
+				mmfix_stats_file_names[i], mmfix_class_show);
+		mmfix_class_attr_list[i] = &mmfix_class_attrs[i].attr;
+	}
+	for (i = 0; i < NODE_NR_FILES; i++)
+		mmfix_attr_init(&mmfix_node_attrs[i], mmfix_node_file_names[i],
+				mmfix_node_show);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < WORST_NR_FILES; j++) {
+			mmfix_attr_init(&mmfix_worst_attrs[i][j],
+					mmfix_worst_names[i][j],
+					mmfix_worst_show);
+			mmfix_mmap_attr_list[n++] = &mmfix_worst_attrs[i][j].attr;
+		}
+	mmfix_mmap_attr_list[n++] = &mmfix_mmap_untracked_attr.attr;
+	mmfix_mmap_attr_list[n] = NULL;
+}
+
+/*
+ * Creates directory @name with @group in it, storing the kobject in *@kp
+ * first: is_visible() of the group looks at it.
+ */
+static int mmfix_kobj_add(struct kobject **kp, const char *name,
+			  struct kobject *parent,
+			  const struct attribute_group *group)
+{
+	*kp = kobject_create_and_add(name, parent);
+	if (!*kp)
+		return -ENOMEM;
+	return group ? sysfs_create_group(*kp, group) : 0;
+}
+
+static void mmfix_stats_sysfs_uninit(void)
+{
+	int i;
+
+	if (mmfix_node_kobj) {
+		for (i = nr_node_ids - 1; i >= 0; i--)
+			kobject_put(mmfix_node_kobj[i]);
+		kfree(mmfix_node_kobj);
+		mmfix_node_kobj = NULL;
+	}
+	for (i = MMFIX_STATS_NR_CLASSES - 1; i >= 0; i--) {
+		kobject_put(mmfix_class_kobj[i]);
+		mmfix_class_kobj[i] = NULL;
+	}
+	kobject_put(mmfix_mmap_kobj);
+	mmfix_mmap_kobj = NULL;
+	kobject_put(mmfix_stats_kobj);
+	mmfix_stats_kobj = NULL;
+}
+
+static int mmfix_stats_sysfs_init(struct kobject *parent)
+{
+	struct kobject **k = mmfix_class_kobj;
+	char name[16];
+	int nid, ret;
+
+	mmfix_stats_attrs_init();
+	ret = mmfix_kobj_add(&mmfix_stats_kobj, "stats", parent,
+			     &mmfix_stats_top_group);
+	if (ret)
+		return ret;
+	ret = mmfix_kobj_add(&k[MMFIX_STATS_LRU], "lru_lock", mmfix_stats_kobj,
+			     &mmfix_class_group);
+	if (ret)
+		return ret;
+	ret = sysfs_create_group(k[MMFIX_STATS_LRU], &mmfix_lru_group);
+	if (ret)
+		return ret;
+	ret = mmfix_kobj_add(&mmfix_mmap_kobj, "mmap_lock", mmfix_stats_kobj,
+			     &mmfix_mmap_group);
+	if (ret)
+		return ret;
+	ret = mmfix_kobj_add(&k[MMFIX_STATS_MMAP_READ], "read",
+			     mmfix_mmap_kobj, &mmfix_class_group);
+	if (ret)
+		return ret;
+	ret = mmfix_kobj_add(&k[MMFIX_STATS_MMAP_WRITE], "write",
+			     mmfix_mmap_kobj, &mmfix_class_group);
+	if (ret)
+		return ret;
+
+	mmfix_node_kobj = kcalloc(nr_node_ids, sizeof(*mmfix_node_kobj),
+				  GFP_KERNEL);
+	if (!mmfix_node_kobj)
+		return -ENOMEM;
+	for_each_node(nid) {
+		snprintf(name, sizeof(name), "node%d", nid);
+		ret = mmfix_kobj_add(&mmfix_node_kobj[nid], name,
+				     k[MMFIX_STATS_LRU], &mmfix_node_group);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int mmfix_stats_init(void)
+{
+	int cpu, ret;
+
+	mmfix_stats_pcpu = alloc_percpu(struct mmfix_stats_cpu);
+	mmfix_stats_node_pcpu = __alloc_percpu(nr_node_ids *
+					       sizeof(struct mmfix_node_stat),
+					       __alignof__(struct mmfix_node_stat));
+	if (!mmfix_stats_pcpu || !mmfix_stats_node_pcpu) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	for_each_possible_cpu(cpu)
+		seqcount_init(&per_cpu_ptr(mmfix_stats_pcpu, cpu)->seq);
+	ret = mmfix_stats_sysfs_init(mmfix_sysfs_root());
+	if (ret)
+		goto err_sysfs;
+	return 0;
+
+err_sysfs:
+	mmfix_stats_sysfs_uninit();
+err_free:
+	free_percpu(mmfix_stats_node_pcpu);
+	free_percpu(mmfix_stats_pcpu);
+	return ret;
+}
+
+void mmfix_stats_uninit(void)
+{
+	/* Removing the files waits for readers and writers inside them. */
+	mmfix_stats_sysfs_uninit();
+	mmfix_stats_set(false);
+	free_percpu(mmfix_stats_node_pcpu);
+	free_percpu(mmfix_stats_pcpu);
+}

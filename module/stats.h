@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lock statistics shared by stats.c (storage, sysfs, switch), stats_lru.c
+ * (lruvec->lru_lock) and stats_mmap.c (mm->mmap_lock).  What is counted
+ * and what is missed: docs/lock-stats.md.
+ */
+#ifndef MMFIX_STATS_H
+#define MMFIX_STATS_H
+
+#include <linux/log2.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/types.h>
+#include "mmfix.h"
+
+/* One lock class on one CPU; summed (maxima: max'ed) over CPUs on read. */
+struct mmfix_lock_stat {
+	u64 acquisitions;
+	u64 failed;
+	u64 contended;
+	u64 wait_ns;
+	u64 wait_max_ns;
+	u64 holds;
+	u64 hold_ns;
+	u64 hold_max_ns;
+	u64 wait_hist[MMFIX_STATS_HIST_BUCKETS];
+	u64 hold_hist[MMFIX_STATS_HIST_BUCKETS];
+};
+
+/* The longest mmap_lock hold or wait seen, and who it was. */
+struct mmfix_worst {
+	u64 ns;
+	pid_t pid;		/* thread group (process) id */
+	pid_t tid;		/* thread id */
+	bool write;
+	char comm[TASK_COMM_LEN];
+};
+
+/* Per NUMA node totals of lru_lock (one array of nr_node_ids per CPU). */
+struct mmfix_node_stat {
+	u64 acquisitions;
+	u64 contended;
+	u64 wait_ns;
+	u64 hold_ns;
+};
+
+/*
+ * Everything one CPU counted.  Only that CPU writes it, with interrupts
+ * off and inside @seq, so a reader on another CPU copies a consistent
+ * block (histogram and its totals from the same instant).  Probes never
+ * write from NMI context.
+ */
+struct mmfix_stats_cpu {
+	seqcount_t seq;
+	/* everything from here on is zeroed by a reset */
+	struct mmfix_lock_stat cls[MMFIX_STATS_NR_CLASSES];
+	struct mmfix_worst worst_hold;
+	struct mmfix_worst worst_wait;
+	u64 lru_unmatched;	/* lru holds whose unlock was never seen */
+	u64 mmap_untracked;	/* mmap_lock operations with no free slot */
+};
+
+extern struct mmfix_stats_cpu __percpu *mmfix_stats_pcpu;
+extern struct mmfix_node_stat __percpu *mmfix_stats_node_pcpu;
+
+/*
+ * Execution context of the current CPU: task, softirq, hardirq, NMI.  A
+ * spinlock holder cannot leave its CPU, and code interrupting it runs in
+ * a higher context, so per-CPU, per-context state follows one holder.
+ */
+enum {
+	MMFIX_CTX_TASK,
+	MMFIX_CTX_SOFTIRQ,
+	MMFIX_CTX_HARDIRQ,
+	MMFIX_CTX_NMI,
+	MMFIX_NR_CTX
+};
+
+static __always_inline unsigned int mmfix_ctx(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		return MMFIX_CTX_NMI;
+	if (pc & HARDIRQ_MASK)
+		return MMFIX_CTX_HARDIRQ;
+	if (pc & SOFTIRQ_OFFSET)
+		return MMFIX_CTX_SOFTIRQ;
+	return MMFIX_CTX_TASK;
+}
+
+/* log2 bucket: 0 for 0 ns, i for [2^(i-1), 2^i) ns. */
+static __always_inline unsigned int mmfix_hist_bucket(u64 ns)
+{
+	return ns ? fls64(ns) : 0;
+}
+
+/* Opens this CPU's block for writing; interrupts stay off until end. */
+static __always_inline struct mmfix_stats_cpu *
+mmfix_stats_begin(unsigned long *flags)
+{
+	struct mmfix_stats_cpu *s;
+
+	local_irq_save(*flags);
+	s = this_cpu_ptr(mmfix_stats_pcpu);
+	raw_write_seqcount_begin(&s->seq);
+	return s;
+}
+
+static __always_inline void mmfix_stats_end(struct mmfix_stats_cpu *s,
+					    unsigned long flags)
+{
+	raw_write_seqcount_end(&s->seq);
+	local_irq_restore(flags);
+}
+
+static __always_inline void mmfix_stat_wait(struct mmfix_lock_stat *c, u64 ns)
+{
+	c->wait_ns += ns;
+	if (ns > c->wait_max_ns)
+		c->wait_max_ns = ns;
+	c->wait_hist[mmfix_hist_bucket(ns)]++;
+}
+
+static __always_inline void mmfix_stat_hold(struct mmfix_lock_stat *c, u64 ns)
+{
+	c->holds++;
+	c->hold_ns += ns;
+	if (ns > c->hold_max_ns)
+		c->hold_max_ns = ns;
+	c->hold_hist[mmfix_hist_bucket(ns)]++;
+}
+
+/* Later minus earlier, 0 if the clocks of two CPUs disagree. */
+static __always_inline u64 mmfix_elapsed(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+/*
+ * stats_lru.c: start() hooks the unlocks, arm() the lock functions;
+ * disarm() and stop() undo them in reverse.
+ */
+int mmfix_stats_lru_start(void);
+int mmfix_stats_lru_arm(void);
+void mmfix_stats_lru_disarm(void);
+void mmfix_stats_lru_stop(void);
+void mmfix_stats_lru_contention_begin(void *lock);
+void mmfix_stats_lru_contention_end(void *lock);
+u64 mmfix_stats_lru_missed(void);
+void mmfix_stats_lru_reset_missed(void);
+
+/*
+ * stats_mmap.c: start() allocates the per-task table and registers the
+ * mmap_lock tracepoints; stop() unregisters them; release() frees the
+ * table once no probe can still be running.
+ */
+int mmfix_stats_mmap_start(void);
+void mmfix_stats_mmap_stop(void);
+void mmfix_stats_mmap_release(void);
+void mmfix_stats_mmap_contention_begin(void *lock, bool write);
+
+#endif /* MMFIX_STATS_H */

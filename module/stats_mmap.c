@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm->mmap_lock statistics (docs/lock-stats.md), from the kernel's own
+ * mmap_lock tracepoints: start_locking, acquire_returned (with success,
+ * false for a failed trylock or a killed wait) and released.  Wait runs
+ * from start_locking to acquire_returned; hold from there to released.
+ * An acquisition counts as contended when its task queued on the rwsem
+ * (lock:contention_begin on &mm->mmap_lock; stats.c passes those on).
+ *
+ * Holders sleep and migrate, so per-CPU state cannot follow them.  A
+ * small open-addressing table keyed by (task, mm) holds one slot per
+ * acquisition in progress or lock held.  Only the owning task writes
+ * its slots: it claims a free one with cmpxchg() on ->task and frees it
+ * with a release store, and other tasks only ever compare ->task with
+ * themselves.  No lock, no allocation in the probes; a task that finds
+ * no free slot within MMFIX_MMAP_PROBE entries is counted as untracked.
+ *
+ * Events outside task context are ignored: mmap_lock is a sleeping lock,
+ * and the one non-owner release (mmap_read_unlock_non_owner() from an
+ * irq_work, for a trylock made in NMI context) must not end the hold of
+ * the task it interrupted.
+ */
+#include <linux/hash.h>
+#include <linux/mm_types.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <trace/events/mmap_lock.h>
+#include "stats.h"
+
+#define MMFIX_MMAP_ORDER	12
+#define MMFIX_MMAP_SLOTS	(1U << MMFIX_MMAP_ORDER)
+#define MMFIX_MMAP_PROBE	16
+
+enum { MMFIX_MMAP_FREE, MMFIX_MMAP_ACQUIRING, MMFIX_MMAP_HELD };
+
+struct mmfix_mmap_slot {
+	struct task_struct *task;	/* owner, NULL when free */
+	struct mm_struct *mm;
+	u64 since;			/* start_locking, or acquisition */
+	u8 state;
+	bool write;
+	bool contended;
+};
+
+static struct mmfix_mmap_slot *mmfix_mmap_table;
+
+static unsigned long mmfix_mmap_hash(struct mm_struct *mm)
+{
+	return hash_long((unsigned long)current ^
+			 ((unsigned long)mm >> L1_CACHE_SHIFT), MMFIX_MMAP_ORDER);
+}
+
+/* The current task's slot for @mm in @state (and @write unless < 0). */
+static struct mmfix_mmap_slot *mmfix_mmap_find(struct mm_struct *mm,
+					       u8 state, int write)
+{
+	unsigned long h = mmfix_mmap_hash(mm);
+	struct mmfix_mmap_slot *s;
+	unsigned int i;
+
+	for (i = 0; i < MMFIX_MMAP_PROBE; i++) {
+		s = &mmfix_mmap_table[(h + i) & (MMFIX_MMAP_SLOTS - 1)];
+		if (READ_ONCE(s->task) == current && s->mm == mm &&
+		    s->state == state && (write < 0 || s->write == write))
+			return s;
+	}
+	return NULL;
+}
+
+static struct mmfix_mmap_slot *mmfix_mmap_claim(struct mm_struct *mm)
+{
+	unsigned long h = mmfix_mmap_hash(mm);
+	struct mmfix_mmap_slot *s;
+	unsigned int i;
+
+	for (i = 0; i < MMFIX_MMAP_PROBE; i++) {
+		s = &mmfix_mmap_table[(h + i) & (MMFIX_MMAP_SLOTS - 1)];
+		if (!READ_ONCE(s->task) && !cmpxchg(&s->task, NULL, current)) {
+			s->mm = mm;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static void mmfix_mmap_free(struct mmfix_mmap_slot *s)
+{
+	s->state = MMFIX_MMAP_FREE;
+	/* our last store to the slot; pairs with cmpxchg() in claim() */
+	smp_store_release(&s->task, NULL);
+}
+
+static void mmfix_worst_update(struct mmfix_worst *w, u64 ns, bool write)
+{
+	if (ns <= w->ns)
+		return;
+	w->ns = ns;
+	w->pid = task_tgid_nr(current);
+	w->tid = task_pid_nr(current);
+	w->write = write;
+	/* a racing rename may tear the name; never its terminator */
+	memcpy(w->comm, current->comm, sizeof(w->comm));
+	w->comm[sizeof(w->comm) - 1] = '\0';
+}
+
+static struct mmfix_lock_stat *mmfix_mmap_class(struct mmfix_stats_cpu *s,
+						bool write)
+{
+	return &s->cls[write ? MMFIX_STATS_MMAP_WRITE : MMFIX_STATS_MMAP_READ];
+}
+
+static void mmfix_mmap_count_untracked(void)
+{
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	s->mmap_untracked++;
+	mmfix_stats_end(s, flags);
+}
+
+/* An acquisition; @wait is only known when its start was seen. */
+static void mmfix_mmap_count_acquired(bool write, bool have_wait, u64 wait,
+				      bool contended)
+{
+	struct mmfix_stats_cpu *s;
+	struct mmfix_lock_stat *c;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	c = mmfix_mmap_class(s, write);
+	c->acquisitions++;
+	c->contended += contended;
+	if (have_wait) {
+		mmfix_stat_wait(c, wait);
+		mmfix_worst_update(&s->worst_wait, wait, write);
+	}
+	mmfix_stats_end(s, flags);
+}
+
+static void mmfix_mmap_count_hold(bool write, u64 hold)
+{
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	mmfix_stat_hold(mmfix_mmap_class(s, write), hold);
+	mmfix_worst_update(&s->worst_hold, hold, write);
+	mmfix_stats_end(s, flags);
+}
+
+static void mmfix_mmap_count_failed(bool write)
+{
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	mmfix_mmap_class(s, write)->failed++;
+	mmfix_stats_end(s, flags);
+}
+
+static void mmfix_mmap_start_locking(void *data, struct mm_struct *mm,
+				     MMFIX_MMAP_TP_PATH bool write)
+{
+	struct mmfix_mmap_slot *s;
+
+	if (!in_task())
+		return;
+	/* An acquisition whose end was never seen leaves its slot to us. */
+	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, -1);
+	if (!s)
+		s = mmfix_mmap_claim(mm);
+	if (!s) {
+		mmfix_mmap_count_untracked();
+		return;
+	}
+	s->write = write;
+	s->contended = false;
+	s->since = local_clock();
+	s->state = MMFIX_MMAP_ACQUIRING;
+}
+
+static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
+					MMFIX_MMAP_TP_PATH bool write,
+					bool success)
+{
+	u64 now = local_clock(), wait = 0;
+	bool contended = false, have_wait = false;
+	struct mmfix_mmap_slot *s;
+
+	if (!in_task())
+		return;
+	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, -1);
+	if (!success) {
+		if (s)
+			mmfix_mmap_free(s);
+		mmfix_mmap_count_failed(write);
+		return;
+	}
+	if (s) {
+		have_wait = true;
+		wait = mmfix_elapsed(s->since, now);
+		contended = s->contended;
+	} else {
+		/* mmap_write_downgrade(): the write hold ends here */
+		s = write ? NULL : mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
+		if (s)
+			mmfix_mmap_count_hold(true, mmfix_elapsed(s->since, now));
+	}
+	if (!s) {
+		/* stats were switched on while this task was waiting */
+		s = mmfix_mmap_claim(mm);
+		if (!s)
+			mmfix_mmap_count_untracked();
+	}
+	if (s) {
+		s->write = write;
+		s->since = now;
+		s->state = MMFIX_MMAP_HELD;
+	}
+	mmfix_mmap_count_acquired(write, have_wait, wait, contended);
+}
+
+static void mmfix_mmap_released(void *data, struct mm_struct *mm,
+				MMFIX_MMAP_TP_PATH bool write)
+{
+	struct mmfix_mmap_slot *s;
+	u64 hold;
+
+	if (!in_task())
+		return;
+	s = mmfix_mmap_find(mm, MMFIX_MMAP_HELD, write);
+	if (!s)
+		return;	/* taken before stats were switched on */
+	hold = mmfix_elapsed(s->since, local_clock());
+	mmfix_mmap_free(s);
+	mmfix_mmap_count_hold(write, hold);
+}
+
+/* lock:contention_begin on an rwsem: is it ours, waiting for @mm? */
+void mmfix_stats_mmap_contention_begin(void *lock, bool write)
+{
+	struct mm_struct *mm;
+	struct mmfix_mmap_slot *s;
+
+	if (!in_task() || !READ_ONCE(mmfix_mmap_table))
+		return;
+	/* only compared as a key, never dereferenced */
+	mm = container_of((struct rw_semaphore *)lock, struct mm_struct,
+			  mmap_lock);
+	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, write);
+	if (s)
+		s->contended = true;
+}
+
+int mmfix_stats_mmap_start(void)
+{
+	int ret;
+
+	mmfix_mmap_table = kvcalloc(MMFIX_MMAP_SLOTS, sizeof(*mmfix_mmap_table),
+				    GFP_KERNEL);
+	if (!mmfix_mmap_table)
+		return -ENOMEM;
+	ret = register_trace_mmap_lock_start_locking(mmfix_mmap_start_locking,
+						     NULL);
+	if (ret)
+		goto err_start;
+	ret = register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
+							NULL);
+	if (ret)
+		goto err_acquire;
+	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
+	if (ret)
+		goto err_released;
+	return 0;
+
+err_released:
+	unregister_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
+						    NULL);
+err_acquire:
+	unregister_trace_mmap_lock_start_locking(mmfix_mmap_start_locking, NULL);
+err_start:
+	pr_warn("stats: cannot register mmap_lock tracepoint probes (%d)\n", ret);
+	tracepoint_synchronize_unregister();
+	mmfix_stats_mmap_release();
+	return ret;
+}
+
+void mmfix_stats_mmap_stop(void)
+{
+	if (!mmfix_mmap_table)
+		return;
+	WARN_ON_ONCE(unregister_trace_mmap_lock_released(mmfix_mmap_released,
+							 NULL));
+	WARN_ON_ONCE(unregister_trace_mmap_lock_acquire_returned(
+			mmfix_mmap_acquire_returned, NULL));
+	WARN_ON_ONCE(unregister_trace_mmap_lock_start_locking(
+			mmfix_mmap_start_locking, NULL));
+}
+
+/* After tracepoint_synchronize_unregister(): no probe can see it. */
+void mmfix_stats_mmap_release(void)
+{
+	kvfree(mmfix_mmap_table);
+	mmfix_mmap_table = NULL;
+}
