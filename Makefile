@@ -12,13 +12,18 @@
 #   make modules     mmfix.ko for every series (build/<series>/mmfix.ko)
 #   make ctl         mmfixctl
 #   make style       checkpatch over the module
+#   make dkms-install  mmfix under DKMS for KVER (default: running kernel)
+#   make dkms-remove   take it out of DKMS again
+#   make install     mmfixctl, its man page and bash completion
+#   make install-boot  /etc/modules-load.d and /etc/modprobe.d defaults
 
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all setup ctl tools guest-progs modules test demo bench soak style \
-	module-local clean
+	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
+	install-boot
 
 all: ctl tools
 
@@ -64,3 +69,59 @@ clean:
 	$(MAKE) -C tools/klp clean
 	rm -f *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers \
 		module/*.o module/.*.cmd
+
+# DKMS and installation (docs/install.md).  dkms.conf comes from
+# scripts/gen-dkms-conf; the source tree DKMS builds from is
+# /usr/src/mmfix-VERSION, holding only what dkms-build needs.
+MMFIX_VERSION := $(shell scripts/abi-info version)
+KVER ?= $(shell uname -r)
+DKMS_SRC = /usr/src/mmfix-$(MMFIX_VERSION)
+DKMS_FILES = dkms.conf Makefile Kbuild scripts/abi-info scripts/gen-dkms-conf \
+	module/klp-symbols \
+	$(wildcard module/*.c module/*.h include/*.h) tools/klp/Makefile \
+	$(wildcard tools/klp/*.c tools/klp/*.h)
+# dkms runs make itself; it must not see this make's MAKEFLAGS.
+DKMS = env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS dkms
+DKMS_HAS = $(DKMS) status mmfix/$(MMFIX_VERSION) 2>/dev/null | grep -q .
+
+# What dkms.conf's MAKE runs in dkms's copy of the tree.
+dkms-build: module-local
+
+dkms-src:
+	scripts/gen-dkms-conf --check
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	cp --parents $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
+
+# Replaces an mmfix of the same version; KVER may list several kernels.
+# An unsupported kernel is skipped (dkms exit status 77), not an error.
+dkms-install:
+	if $(DKMS_HAS); then $(DKMS) remove mmfix/$(MMFIX_VERSION) --all; fi
+	$(MAKE) dkms-src DESTDIR=
+	$(DKMS) add mmfix/$(MMFIX_VERSION)
+	@for k in $(KVER); do \
+		echo "dkms install mmfix/$(MMFIX_VERSION) -k $$k"; \
+		$(DKMS) install mmfix/$(MMFIX_VERSION) -k $$k; rc=$$?; \
+		if [ $$rc = 77 ]; then \
+			echo "dkms-install: $$k is not a supported kernel; skipped"; \
+		elif [ $$rc != 0 ]; then exit $$rc; fi; \
+	done
+
+dkms-remove:
+	if $(DKMS_HAS); then $(DKMS) remove mmfix/$(MMFIX_VERSION) --all; fi
+	rm -rf $(DKMS_SRC)
+
+install:
+	$(MAKE) -C userspace-ctl install
+
+# Load mmfix at boot with the fixes named in modprobe.d switched on.
+# Existing files are left alone: they hold the administrator's choice.
+install-boot:
+	@for f in modules-load.d/mmfix.conf modprobe.d/mmfix.conf; do \
+		if [ -e $(DESTDIR)/etc/$$f ]; then \
+			echo "install-boot: keeping existing /etc/$$f"; \
+		else \
+			install -D -m 0644 contrib/$$f $(DESTDIR)/etc/$$f; \
+			echo "install-boot: installed /etc/$$f"; \
+		fi; \
+	done
