@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: GPL-2.0
+# Lock statistics (/sys/kernel/mmfix/stats): off registers nothing; on,
+# the lru_lock count agrees with an independent kprobe count and moves
+# when populate_drain (and unmap_drain on 6.x) is switched on; forced
+# mmap_lock contention is seen and none is seen without it; reset zeroes
+# everything; switching under load keeps module state and leaves no
+# probe behind, nor does unloading with stats on.
+# Sourced by /init after lib.sh.
+
+. /tests/lib-lru.sh
+
+ST=/sys/kernel/mmfix/stats
+PD=/sys/kernel/mmfix/fixes/populate_drain
+UD=/sys/kernel/mmfix/fixes/unmap_drain
+KPLIST=/sys/kernel/debug/kprobes/list
+TR=/sys/kernel/tracing
+OPS=20000
+
+st() { cat "$ST/$1"; }
+
+# field KEY LINE -> value of KEY=value in LINE
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# Our probes as the kernel lists them: kretprobes on folio_lruvec_lock*
+# (debugfs), ftrace callbacks on _raw_spin_unlock* (tracefs).
+nr_kretprobes() {
+	awk '$2 == "r" && $3 ~ /^folio_lruvec_lock/' "$KPLIST" 2>/dev/null | wc -l
+}
+nr_unlock_hooks() {
+	grep -cE '^_raw_spin_unlock(_irq|_irqrestore)? ' "$TR/enabled_functions"
+}
+probes_absent() {
+	[ "$(nr_kretprobes)" = 0 ] && [ "$(nr_unlock_hooks)" = 0 ]
+}
+probes_present() {
+	[ "$(nr_kretprobes)" = 3 ] && [ "$(nr_unlock_hooks)" = 3 ]
+}
+
+# Every stats file that counts something, with its value (hist files as
+# their number of non-empty buckets), one "path value" per line.
+stats_dump() {
+	local f
+	for f in $(find "$ST" -type f ! -name enabled ! -name reset | sort); do
+		case $f in
+		*_hist) echo "${f#$ST/} $(wc -l <"$f")" ;;
+		*) echo "${f#$ST/} $(cat "$f")" ;;
+		esac
+	done
+}
+
+# all_zero: every counter reads 0 (comm empty, mode none).
+all_zero() {
+	stats_dump | awk '
+		$1 ~ /_comm$/ { if (NF > 1) { print "not empty: " $0; bad = 1 } next }
+		$1 ~ /_mode$/ { if ($2 != "none") { print "not none: " $0; bad = 1 } next }
+		$2 != "0" { print "not zero: " $0; bad = 1 }
+		END { exit bad }'
+}
+
+# within_1pct A B: A and B differ by at most 1% of B (and B > 0).
+within_1pct() { [ "$2" -gt 0 ] && [ $(( ($1 - $2) * 100 )) -le "$2" ] &&
+	[ $(( ($2 - $1) * 100 )) -le "$2" ]; }
+
+# hist_total FILE: sum of the counts in a *_hist file
+hist_total() { awk '{ s += $2 } END { print s + 0 }' "$1"; }
+
+t_begin lock-stats
+mmfix_require_ko lock-stats || return 0
+if ! mmfix_load; then
+	t_fail lock-stats-load "$MMFIX_ERR"
+	return 0
+fi
+
+### switch ####################################################################
+
+t_check stats-off-after-load test "$(st enabled)" = 0
+t_check stats-switch-root-only-0644-reset-0200 \
+	test "$(stat -c %a $ST/enabled)" = 644 -a "$(stat -c %a $ST/reset)" = 200
+if [ -r "$KPLIST" ]; then
+	t_check stats-off-registers-no-probe probes_absent
+else
+	t_skip stats-off-registers-no-probe "no $KPLIST (debugfs)"
+fi
+bad=""
+for v in 2 on yes -1 01 " 1" "1 " "0x1" "+1"; do
+	if printf "$v" >$ST/enabled 2>/dev/null; then bad="$bad [$v]"; fi
+	if printf "$v" >$ST/reset 2>/dev/null; then bad="$bad reset[$v]"; fi
+done
+printf 0 >$ST/reset 2>/dev/null && bad="$bad reset[0]"
+t_check stats-switch-and-reset-reject-bad-writes \
+	test -z "$bad" -a "$(st enabled)" = 0 || echo "accepted:$bad"
+
+echo 1 >$ST/enabled
+t_check stats-on-registers-three-kretprobes-and-three-unlock-hooks probes_present ||
+	{ cat "$KPLIST"; grep _raw_spin_unlock "$TR/enabled_functions"; }
+
+### lru_lock: count, independent count, drain off vs on ########################
+
+# kp_count: KP = hits of the tests/guest/lib-lru.sh kprobe events so
+# far, read with shell builtins only (a fork would take the lock).
+kp_count() {
+	local name hits rest
+	KP=0
+	while read -r name hits rest; do
+		case $name in
+		"${LRU_PROBE_GROUP}_"*) KP=$((KP + hits)) ;;
+		esac
+	done <"$TR/kprobe_profile"
+}
+
+# churn_stats LABEL: OPS populate ops on CPU 0.  Stats are reset, the
+# kprobe count taken, the churn run, the kprobe count taken and stats
+# switched off, with nothing but shell builtins in between, so both
+# counters cover the same window.  Sets ACQ (ours), IND (kprobes),
+# HOLDS, UNM (unmatched), MISSED.
+churn_stats() {
+	local k0
+	echo 1 >$ST/enabled
+	echo 1 >$ST/reset
+	kp_count
+	k0=$KP
+	taskset 1 populate churn -n "$OPS" >/tmp/churn.out 2>&1 ||
+		echo "$1: churn failed: $(cat /tmp/churn.out)"
+	kp_count
+	echo 0 >$ST/enabled
+	IND=$((KP - k0))
+	ACQ=$(st lru_lock/acquisitions)
+	HOLDS=$(st lru_lock/holds)
+	UNM=$(st lru_lock/unmatched)
+	MISSED=$(st lru_lock/missed)
+	t_comment "$1: stats $ACQ lru_lock acquisitions ($(lru_per_op "$ACQ" "$OPS")/op), kprobes $IND, holds $HOLDS, unmatched $UNM, missed $MISSED"
+}
+
+have_ud=0
+if [ -e $UD/applicable ] && [ "$(cat $UD/applicable)" = 1 ]; then have_ud=1; fi
+set_drains() {
+	echo "$1" >$PD/enabled
+	[ $have_ud = 0 ] || echo "$1" >$UD/enabled
+}
+
+if lru_probe_start; then
+	set_drains 0
+	churn_stats drains-off
+	OFF=$ACQ
+	t_check lru-count-agrees-with-kprobes-within-1pct-drains-off within_1pct "$ACQ" "$IND" ||
+		echo "stats $ACQ, kprobes $IND"
+	t_check lru-every-hold-ends-in-a-seen-unlock \
+		test "$UNM" = 0 -a "$MISSED" = 0 -a $((ACQ - HOLDS)) -le 8 -a $((ACQ - HOLDS)) -ge -8 ||
+		echo "acq $ACQ holds $HOLDS unmatched $UNM missed $MISSED"
+	t_check lru-hold-hist-sums-to-holds \
+		test "$(hist_total $ST/lru_lock/hold_hist)" = "$HOLDS"
+	set_drains 1
+	churn_stats "drains-on$([ $have_ud = 1 ] && echo ' (populate_drain+unmap_drain)')"
+	ON=$ACQ
+	t_check lru-count-agrees-with-kprobes-within-1pct-drains-on within_1pct "$ACQ" "$IND" ||
+		echo "stats $ACQ, kprobes $IND"
+	set_drains 0
+	lru_probe_stop
+	t_comment "lru_lock acquisitions per op: $(lru_per_op $OFF $OPS) off, $(lru_per_op $ON $OPS) on, ratio $(lru_ratio $OFF $ON)"
+	case $SERIES in
+	7.*)
+		t_check lru-acquisitions-per-op-drop-10x-with-populate-drain \
+			lru_ratio_ge "$OFF" "$ON" 10 ;;
+	6.12)
+		if [ $have_ud = 1 ]; then
+			t_check lru-acquisitions-per-op-drop-10x-with-both-drains-off \
+				lru_ratio_ge "$OFF" "$ON" 10
+		else
+			t_skip lru-acquisitions-per-op-drop-10x "munmap drains too and unmap_drain is not in this module"
+		fi ;;
+	6.1)
+		# 6.1's per-CPU batch holds 15 folios: 3 locks per 15 ops
+		# at best, a ceiling of 10x (tests/guest/t-20-unmap-drain.sh)
+		if [ $have_ud = 1 ]; then
+			t_check lru-acquisitions-per-op-drop-8x-with-both-drains-off \
+				lru_ratio_ge "$OFF" "$ON" 8
+		else
+			t_skip lru-acquisitions-per-op-drop "munmap drains too and unmap_drain is not in this module"
+		fi ;;
+	esac
+	t_check lru-node0-counts-all-acquisitions \
+		test "$(st lru_lock/node0/acquisitions)" -ge "$ACQ"
+else
+	t_fail lru-count-agrees-with-kprobes "$LRU_PROBE_ERR"
+fi
+
+### mmap_lock: forced contention, and none without it ##########################
+
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+thp_saved=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp 2>/dev/null)
+# khugepaged would take our mmap_lock for reading while it scans
+[ -z "$thp_saved" ] || echo never >$thp
+
+# mmap_run ARGS: mmapcontend between a stats reset and switching stats
+# off, so the files read afterwards are one consistent set.
+mmap_run() {
+	echo 1 >$ST/enabled
+	echo 1 >$ST/reset
+	out=$(mmapcontend "$@")
+	echo 0 >$ST/enabled
+}
+
+mmap_run -w 1 -r 0 -n 2000
+t_comment "single thread: $out; read $(st mmap_lock/read/acquisitions)/$(st mmap_lock/read/contended) write $(st mmap_lock/write/acquisitions)/$(st mmap_lock/write/contended) (acquisitions/contended)"
+t_check mmap-single-thread-counts-reads-and-writes \
+	test "$(st mmap_lock/write/acquisitions)" -ge 4000 -a "$(st mmap_lock/read/acquisitions)" -ge 2000
+t_check mmap-single-thread-no-contention \
+	test "$(st mmap_lock/read/contended)" = 0 -a "$(st mmap_lock/write/contended)" = 0
+
+mmap_run -w 2 -r 4 -n 1000 -p 512
+rc=$(st mmap_lock/read/contended) wc=$(st mmap_lock/write/contended)
+hmax=$(st mmap_lock/write/hold_max_ns) rmax=$(st mmap_lock/read/hold_max_ns)
+t_comment "2 writers, 4 mincore readers of 512 pages: $out; contended read $rc write $wc; max hold read $rmax write $hmax ns; worst holder $(st mmap_lock/worst_hold_comm)/$(st mmap_lock/worst_hold_pid) $(st mmap_lock/worst_hold_mode) $(st mmap_lock/worst_hold_ns) ns; worst waiter $(st mmap_lock/worst_wait_comm)/$(st mmap_lock/worst_wait_pid)"
+t_check mmap-contention-counted-for-reads-and-writes test "$rc" -gt 0 -a "$wc" -gt 0
+# sane: something, and under 10 s even under TCG
+t_check mmap-max-hold-sane test "$hmax" -gt 0 -a "$hmax" -lt 10000000000 \
+	-a "$rmax" -gt 0 -a "$rmax" -lt 10000000000
+t_check mmap-worst-holder-and-waiter-named \
+	test "$(st mmap_lock/worst_hold_ns)" -ge "$hmax" -a "$(st mmap_lock/worst_hold_pid)" -gt 0 \
+	-a -n "$(st mmap_lock/worst_hold_comm)" -a "$(st mmap_lock/worst_wait_pid)" -gt 0
+t_check mmap-hists-sum-to-counts \
+	test "$(hist_total $ST/mmap_lock/write/hold_hist)" = "$(st mmap_lock/write/holds)" \
+	-a "$(hist_total $ST/mmap_lock/read/hold_hist)" = "$(st mmap_lock/read/holds)" \
+	-a "$(hist_total $ST/mmap_lock/write/wait_hist)" -le "$(st mmap_lock/write/acquisitions)"
+t_check mmap-no-untracked test "$(st mmap_lock/untracked)" = 0
+
+mmap_run -w 2 -r 2 -n 300 -m
+t_comment "2 writers, 2 /proc/PID/maps readers: $out; contended read $(st mmap_lock/read/contended) write $(st mmap_lock/write/contended)"
+[ -z "$thp_saved" ] || echo "$thp_saved" >$thp
+
+### reset #####################################################################
+
+echo 0 >$ST/enabled
+echo 1 >$ST/reset
+t_check reset-zeroes-every-counter all_zero
+
+### switching under load ######################################################
+
+pd_before=$(cat $PD/enabled)
+echo 1 >$PD/enabled
+populate churn -n 1000000 >/dev/null 2>&1 &
+load1=$!
+mmapcontend -w 1 -r 1 -p 256 -n 1000000 >/dev/null 2>&1 &
+load2=$!
+sk0=$(cat $PD/skipped)
+mark=$(kmsg_mark)
+i=0 fails=0
+while [ $i -lt 4 ]; do
+	echo 1 >$ST/enabled || fails=$((fails + 1))
+	sleep 0.2
+	echo 1 >$ST/reset || fails=$((fails + 1))
+	echo 0 >$ST/enabled || fails=$((fails + 1))
+	i=$((i + 1))
+done
+sk1=$(cat $PD/skipped)
+kill $load1 $load2 2>/dev/null
+wait $load1 $load2 2>/dev/null
+t_check switching-under-load-every-write-succeeds test "$fails" = 0
+t_check switching-under-load-keeps-fix-state-and-counters \
+	test "$(cat $PD/enabled)" = 1 -a "$sk1" -gt "$sk0" -a \
+	     "$(cat $MMFIX_KLP/enabled)" = 1 -a "$(st enabled)" = 0
+if [ -r "$KPLIST" ]; then
+	t_check switching-off-under-load-leaves-no-probe probes_absent
+fi
+t_check switching-under-load-kernel-log-clean dmesg_clean_since "$mark"
+echo "$pd_before" >$PD/enabled
+
+### tracepoint probes: every registration undone ##############################
+
+# tracefs kprobes on tracepoint_probe_register/unregister record which
+# tracepoint and which probe function; every mmfix probe registered while
+# switching stats on must be unregistered (returning 0) when switched off.
+tp_events="p:mmfix_tp/reg tracepoint_probe_register tp=+0(+0(%di)):string fn=%si:symbol
+p:mmfix_tp/unreg tracepoint_probe_unregister tp=+0(+0(%di)):string fn=%si:symbol
+r:mmfix_tp/unreg_ret tracepoint_probe_unregister ret=\$retval"
+if echo "$tp_events" >>$TR/kprobe_events 2>/dev/null; then
+	echo 0 >$TR/tracing_on
+	: >$TR/trace
+	echo 1 >$TR/events/mmfix_tp/enable
+	echo 1 >$TR/tracing_on
+	echo 1 >$ST/enabled
+	echo 0 >$ST/enabled
+	echo 1 >$ST/enabled
+	echo 0 >$ST/enabled
+	echo 0 >$TR/tracing_on
+	echo 0 >$TR/events/mmfix_tp/enable
+	grep -E 'mmfix_tp|reg:|unreg' $TR/trace | sed 's/^ *//' >/tmp/tp.trace
+	for e in reg unreg unreg_ret; do echo "-:mmfix_tp/$e" >>$TR/kprobe_events; done
+	echo 1 >$TR/tracing_on
+	cat /tmp/tp.trace
+	grep ' reg: .*\[mmfix\]' /tmp/tp.trace | sed 's/.* tp=/tp=/' | sort >/tmp/tp.reg
+	grep ' unreg: .*\[mmfix\]' /tmp/tp.trace | sed 's/.* tp=/tp=/' | sort >/tmp/tp.unreg
+	nreg=$(wc -l </tmp/tp.reg)
+	nret=$(grep -c ' unreg_ret: .*\[mmfix\]' /tmp/tp.trace)
+	t_comment "tracepoint probe registrations by mmfix in two on/off rounds: $nreg"
+	# contention_begin/end and three mmap_lock events, twice
+	t_check tracepoint-probes-registered-on-each-switch-on test "$nreg" = 10
+	t_check tracepoint-probes-all-unregistered-on-switch-off cmp -s /tmp/tp.reg /tmp/tp.unreg
+	t_check tracepoint-unregistrations-all-return-0 \
+		sh -c "[ $nret = 10 ] && ! grep ' unreg_ret: ' /tmp/tp.trace | grep -qvE 'ret=(0|0x0)\$'"
+else
+	t_skip tracepoint-probes-all-unregistered-on-switch-off "cannot place kprobes on tracepoint_probe_(un)register"
+fi
+
+### mmfixctl ###################################################################
+
+if command -v mmfixctl >/dev/null && mmfixctl help stats >/dev/null 2>&1; then
+	echo 1 >$ST/enabled
+	populate churn -n 200 >/dev/null
+	t_check mmfixctl-stats-text-shows-both-locks \
+		sh -c 'mmfixctl stats | grep -q lru_lock && mmfixctl stats | grep -q mmap_lock'
+	t_check mmfixctl-stats-json-ns-integers \
+		sh -c 'mmfixctl -j stats | grep -q "\"hold_max_ns\":[0-9]"'
+	t_check mmfixctl-watch-count-2-prints-2-intervals \
+		sh -c 'test "$(mmfixctl watch --count 2 1 | grep -c lru_lock)" = 2'
+	echo 0 >$ST/enabled
+	t_check mmfixctl-stats-reset-zeroes sh -c 'mmfixctl stats --reset' && all_zero
+else
+	t_skip mmfixctl-stats "this mmfixctl has no stats command"
+fi
+
+### unload with stats on ######################################################
+
+echo 1 >$ST/enabled
+mark=$(kmsg_mark)
+if mmfix_unload; then
+	t_pass unload-with-stats-on
+else
+	t_fail unload-with-stats-on "$MMFIX_ERR"
+fi
+if [ -r "$KPLIST" ]; then
+	t_check unload-leaves-no-probe probes_absent
+fi
+# A probe left behind would now run freed module code.
+out=$(populate churn -n 2000 -t 2 && mmapcontend -w 2 -r 2 -n 500)
+t_check after-unload-lock-workloads-run-clean \
+	sh -c "dmesg_clean_since '$mark' && ! echo '$out' | grep -q 'errors=[1-9]'"
