@@ -10,6 +10,7 @@
  *   mmfixctl -p status            # the same as indented JSON
  *   mmfixctl enable populate_drain
  *   mmfixctl unload --timeout 60
+ *   mmfixctl transition --revert
  *
  * This file holds main(), option parsing, the command table and help.
  */
@@ -36,12 +37,16 @@ static const struct cmd cmds[] = {
 	{ "unload",  do_unload,  "[--timeout SECONDS]",
 	  "disable the livepatch and remove the module (root)", unload_help,
 	  CMD_OPT_TIMEOUT },
+	{ "transition", do_transition,
+	  "[--timeout SECONDS] [--signal] [--revert]",
+	  "show a livepatch transition and what holds it up",
+	  transition_help, CMD_OPT_TIMEOUT | CMD_OPT_SIGNAL | CMD_OPT_REVERT },
 	{ "help",    do_help,    "[COMMAND]",
 	  "show this help, or the help of COMMAND", help_help, 0 },
 };
 
 /* Long-only options get values above any character. */
-enum { OPT_ROOT = 0x100, OPT_TIMEOUT };
+enum { OPT_ROOT = 0x100, OPT_TIMEOUT, OPT_SIGNAL, OPT_REVERT };
 
 static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
@@ -50,6 +55,8 @@ static const struct option long_opts[] = {
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ "timeout",	required_argument,	NULL, OPT_TIMEOUT },
+	{ "signal",	no_argument,		NULL, OPT_SIGNAL },
+	{ "revert",	no_argument,		NULL, OPT_REVERT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -68,7 +75,12 @@ static void help_all(FILE *out)
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		snprintf(synopsis, sizeof(synopsis), "%s%s%s", cmds[i].name,
 			 *cmds[i].args ? " " : "", cmds[i].args);
-		fprintf(out, "  %-28s %s\n", synopsis, cmds[i].summary);
+		/* a long synopsis gets a line of its own */
+		if (strlen(synopsis) > 28)
+			fprintf(out, "  %s\n  %-28s %s\n", synopsis, "",
+				cmds[i].summary);
+		else
+			fprintf(out, "  %-28s %s\n", synopsis, cmds[i].summary);
 	}
 	fprintf(out, "\n" HELP_SPEC_OPTIONS "\n"
 		"Exit status: 0 success, 1 runtime error, 2 usage error.\n");
@@ -268,6 +280,12 @@ static int parse_opts(int argc, char **argv, bool *help, bool *version)
 			if (ret)
 				return ret;
 			break;
+		case OPT_SIGNAL:
+			opts.signal = true;
+			break;
+		case OPT_REVERT:
+			opts.revert = true;
+			break;
 		case ':':
 			return usage_err("option '%s' needs an argument",
 					 arg_disp(argv[optind - 1], disp,
@@ -296,6 +314,9 @@ static int run(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	env = getenv("MMFIXCTL_PROC_ROOT");	/* tests only */
+	if (env && *env && strlen(env) < sizeof(proc_root) - 64)
+		snprintf(proc_root, sizeof(proc_root), "%s", env);
 	ret = parse_opts(argc, argv, &help, &version);
 	if (ret)
 		return ret;
@@ -319,6 +340,12 @@ static int run(int argc, char **argv)
 	}
 	if (opts.timeout_set && !(cmd->opts & CMD_OPT_TIMEOUT))
 		return usage_err("option --timeout does not apply to '%s'",
+				 cmd->name);
+	if (opts.signal && !(cmd->opts & CMD_OPT_SIGNAL))
+		return usage_err("option --signal does not apply to '%s'",
+				 cmd->name);
+	if (opts.revert && !(cmd->opts & CMD_OPT_REVERT))
+		return usage_err("option --revert does not apply to '%s'",
 				 cmd->name);
 	return cmd->func(argc - optind, argv + optind);
 }

@@ -5,8 +5,9 @@
  *
  * mmfixctl reads only the files documented in
  * docs/ABI/testing/sysfs-kernel-mmfix (plus the kernel's own
- * /sys/kernel/livepatch/<patch>/{enabled,transition} and
- * /sys/kernel/security/lockdown).
+ * /sys/kernel/livepatch/<patch>/{enabled,transition,signal},
+ * /sys/kernel/security/lockdown and /proc/PID/task/TID/{patch_state,
+ * comm,stat,stack}).
  */
 #ifndef MMFIXCTL_H
 #define MMFIXCTL_H
@@ -40,6 +41,8 @@
 
 /* Command-specific options, accepted only by commands that list them. */
 #define CMD_OPT_TIMEOUT	(1U << 0)
+#define CMD_OPT_SIGNAL	(1U << 1)
+#define CMD_OPT_REVERT	(1U << 2)
 
 struct cmd {
 	const char *name;
@@ -63,7 +66,9 @@ struct mmfixctl_opts {
 	bool json;
 	bool pretty;
 	bool timeout_set;
-	unsigned int timeout;	/* unload --timeout, seconds */
+	unsigned int timeout;	/* unload/transition --timeout, seconds */
+	bool signal;		/* transition --signal */
+	bool revert;		/* transition --revert */
 };
 extern struct mmfixctl_opts opts;
 extern char sysfs_root[PATH_MAX];
@@ -157,14 +162,55 @@ struct counter {
 unsigned int counters_read(const char *fix, struct counter *c,
 			   unsigned int max);
 
+/* status.c: the "livepatch" object / line */
+void print_livepatch(void);
+
+/* transition.c: the livepatch transition and the tasks holding it up */
+#define POLL_MS			100
+#define BLOCKERS_MAX		16
+#define STACK_FRAMES_MAX	16
+
+extern char proc_root[PATH_MAX];	/* /proc, or $MMFIXCTL_PROC_ROOT */
+
+struct blocker {
+	char pid[12];
+	char tid[12];
+	char comm[32];
+	char state[4];		/* from /proc/.../stat, e.g. "D" */
+	int stack_err;		/* 0, or -errno reading the stack */
+	unsigned int nframes;
+	char frame[STACK_FRAMES_MAX][96];
+};
+
+struct blockers {
+	unsigned int n;		/* listed in task[] */
+	unsigned int total;	/* found */
+	struct blocker task[BLOCKERS_MAX];
+};
+
+uint64_t now_ms(void);
+void sleep_ms(unsigned int ms);
+/* 1 patching, 0 unpatching, -1 no transition (or no livepatch). */
+int klp_transition_target(void);
+/* Polls until no transition is in progress: 0, or -ETIMEDOUT. */
+int klp_wait_idle(uint64_t deadline);
+/* Reverses the transition towards target (p_err on failure): 0 or -errno. */
+int klp_revert(int target);
+/* Tasks that have not switched to target yet. */
+void blockers_find(int target, struct blockers *b);
+/* "tasks_pending" and the "tasks" array, or their text lines. */
+void blockers_print(const struct blockers *b);
+
 /* Commands: each in its own file with its help text. */
 int do_status(int argc, char **argv);
 int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_unload(int argc, char **argv);
+int do_transition(int argc, char **argv);
 extern const char status_help[];
 extern const char enable_help[];
 extern const char disable_help[];
 extern const char unload_help[];
+extern const char transition_help[];
 
 #endif /* MMFIXCTL_H */

@@ -45,7 +45,7 @@ static int status_not_loaded(const char *release)
 	return EXIT_RUNTIME;
 }
 
-static void print_livepatch(void)
+void print_livepatch(void)
 {
 	int enabled = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled");
 	int transition = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");

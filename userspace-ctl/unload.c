@@ -3,14 +3,14 @@
  * mmfixctl unload: disable the livepatch, wait for the transition and for
  * /sys/kernel/livepatch/mmfix to go away, then delete_module(2), all
  * within one deadline.  A timeout leaves the module loaded and says so;
- * nothing is forced.
+ * a transition still running then is reversed (never forced), so the
+ * livepatch is left fully enabled, not half way.
  *
  * delete_module() is only called when the tree is a real sysfs mount.  On
  * a fake tree (--root) nothing is removed and mmfixctl says it would
  * remove the module, unless MMFIXCTL_FAKE_DELETE=1 (tests only, refused
  * on a real sysfs) asks it to remove the fake <root>/kernel/mmfix tree.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -20,40 +20,26 @@
 #include <string.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "mmfixctl.h"
 
 #define UNLOAD_TIMEOUT_DEFAULT	30
-#define POLL_MS			100
 #define REPORT_AFTER_MS		2000
-#define BLOCKERS_MAX		8
+#define REPORT_TASKS_MAX	8
+#define REVERT_WAIT_MAX_MS	10000
 
 const char unload_help[] =
 	"Disable the mmfix livepatch (write 0 to\n"
 	"/sys/kernel/livepatch/mmfix/enabled), wait until its transition has\n"
 	"finished and the livepatch is gone, then remove the module with\n"
 	"delete_module(2).  Needs root.  When SECONDS (default 30) pass first\n"
-	"it stops waiting, leaves the module loaded and exits 1; run it again\n"
-	"to finish.\n"
+	"it stops waiting and exits 1, leaving the module loaded.  If the\n"
+	"transition was still in progress, it lists the tasks holding it up\n"
+	"(see \"transition\") and reverses it, so that the livepatch ends up\n"
+	"fully enabled again rather than half way; run it again once those\n"
+	"tasks have moved on.\n"
 	"\n"
 	"  --timeout SECONDS  how long to wait in all, 1 to 86400\n";
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 struct unload_ctx {
 	uint64_t start;
@@ -93,66 +79,68 @@ static int klp_disable(void)
 	return 0;
 }
 
-/*
- * While unpatching, a task that still runs patched code reads 1 in
- * /proc/PID/task/TID/patch_state.  Names a few of them, once.
- */
-static void report_blockers(struct unload_ctx *ctx)
+/* After a while, say once which tasks the transition waits for. */
+static void report_progress(struct unload_ctx *ctx)
 {
-	char path[64], buf[32], list[BLOCKERS_MAX * 40] = "";
-	struct dirent *pd, *td;
-	unsigned int found = 0;
-	DIR *proc, *task;
+	static struct blockers b;
+	char list[REPORT_TASKS_MAX * 40] = "";
+	unsigned int i;
 	size_t len = 0;
 
 	ctx->reported = true;
-	proc = opendir("/proc");
-	while (proc && (pd = readdir(proc)) && found < BLOCKERS_MAX) {
-		if (pd->d_name[0] < '1' || pd->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.16s/task", pd->d_name);
-		task = opendir(path);
-		while (task && (td = readdir(task)) && found < BLOCKERS_MAX) {
-			if (td->d_name[0] < '1' || td->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/patch_state",
-				 pd->d_name, td->d_name);
-			if (sysfs_read(path, buf, sizeof(buf), NULL) < 0 ||
-			    strcmp(buf, "1"))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/comm",
-				 pd->d_name, td->d_name);
-			if (sysfs_read(path, buf, sizeof(buf), NULL) < 0)
-				strcpy(buf, "?");
-			if (len < sizeof(list))
-				len += snprintf(list + len, sizeof(list) - len,
-						"%s%.16s (%.16s)", found ? ", " : "",
-						td->d_name, buf);
-			found++;
-		}
-		if (task)
-			closedir(task);
-	}
-	if (proc)
-		closedir(proc);
-	if (found)
+	blockers_find(0, &b);
+	for (i = 0; i < b.n && i < REPORT_TASKS_MAX && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s (%.16s)",
+				i ? ", " : "", b.task[i].tid, b.task[i].comm);
+	if (b.total)
 		p_progress("livepatch transition still running; tasks not yet switched: %s%s",
-			   list, found == BLOCKERS_MAX ? ", ..." : "");
+			   list, b.total > i ? ", ..." : "");
 	else
 		p_progress("livepatch transition still running, waiting up to %u s",
 			   ctx->timeout);
 }
 
+/*
+ * The unpatch transition did not finish in time: name the tasks holding
+ * it up and reverse it, so that the livepatch is fully enabled again
+ * rather than left half way.
+ */
+static int transition_timed_out(struct unload_ctx *ctx)
+{
+	static struct blockers b;
+	int target = klp_transition_target();
+	uint64_t wait_ms;
+
+	if (target < 0)		/* finished after all */
+		return 0;
+	blockers_find(target, &b);
+	print_open_object(NULL);
+	blockers_print(&b);
+	if (klp_revert(target))
+		return EXIT_RUNTIME;
+	wait_ms = (uint64_t)ctx->timeout * 1000;
+	if (wait_ms > REVERT_WAIT_MAX_MS)
+		wait_ms = REVERT_WAIT_MAX_MS;
+	if (klp_wait_idle(now_ms() + wait_ms)) {
+		print_bool("reverted", NULL, 0);
+		p_err("timed out after %u s: the livepatch transition is still in progress (%u task(s) not yet switched); reversing it did not finish in %llu s either (see '" BIN_NAME " transition')",
+		      ctx->timeout, b.total,
+		      (unsigned long long)(wait_ms / 1000));
+		return EXIT_RUNTIME;
+	}
+	print_bool("reverted", NULL, 1);
+	p_err("timed out after %u s: the livepatch transition is still in progress (%u task(s) not yet switched); reversed it: the livepatch is fully %s again and the module stays loaded; once those tasks have moved on, run '" BIN_NAME " unload' again",
+	      ctx->timeout, b.total, target ? "disabled" : "enabled");
+	return EXIT_RUNTIME;
+}
+
 static int wait_transition(struct unload_ctx *ctx)
 {
-	while (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition") == 1) {
-		if (now_ms() >= ctx->deadline) {
-			p_err("timed out after %u s: the livepatch transition is still in progress; the livepatch is disabled but the module is still loaded (run '" BIN_NAME " unload' again)",
-			      ctx->timeout);
-			return EXIT_RUNTIME;
-		}
+	while (klp_transition_target() >= 0) {
+		if (now_ms() >= ctx->deadline)
+			return transition_timed_out(ctx);
 		if (!ctx->reported && now_ms() - ctx->start >= REPORT_AFTER_MS)
-			report_blockers(ctx);
+			report_progress(ctx);
 		sleep_ms(POLL_MS);
 	}
 	return 0;

@@ -26,6 +26,9 @@ def from_help(text):
             continue
         if not line.strip():
             continue
+        # A summary too long for its synopsis's line is indented deeper.
+        if section == "Commands" and line.startswith(" " * 10):
+            continue
         # The synopsis column ends at the first run of two spaces.
         head = re.match(r"\s*(\S.*?)(?:\s{2,}|$)", line).group(1)
         if section == "Commands":
@@ -60,7 +63,8 @@ def from_man(text):
 
 def from_completion(path):
     script = ('source "$1"; echo "$_mmfixctl_commands"; '
-              'echo "$_mmfixctl_options $_mmfixctl_unload_options"')
+              'echo "$_mmfixctl_options $_mmfixctl_unload_options '
+              '$_mmfixctl_transition_options"')
     out = subprocess.run(["bash", "-c", script, "bash", path], check=True,
                          capture_output=True, text=True).stdout.splitlines()
     return out[0].split(), set(out[1].split())
