@@ -33,6 +33,8 @@
 #include <linux/rmap.h>
 #include "mmfix.h"
 
+#if MMFIX_SUPPORTED	/* no fix in a build for an unsupported kernel */
+
 enum {
 #ifdef MMFIX_HAVE_ANON_PGOFF_HI
 	AF_FAST_INDEX,
@@ -239,3 +241,5 @@ struct mmfix_fix mmfix_anon_fault = {
 	.counter_names = mmfix_anon_fault_counters,
 	.init = mmfix_anon_fault_init,
 };
+
+#endif /* MMFIX_SUPPORTED */

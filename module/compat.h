@@ -17,8 +17,14 @@
 	(MMFIX_KV(a, b) <= LINUX_VERSION_CODE && \
 	 MMFIX_KV(a, (b) + 1) > LINUX_VERSION_CODE)
 
-#define MMFIX_SUPPORTED		1
-#if MMFIX_SERIES_IS(6, 1)
+/*
+ * -DMMFIX_TEST_UNSUPPORTED (tests only: scripts/build-module --cflags)
+ * takes the unsupported branch on a supported kernel, so that the VM can
+ * show the refusal (tests/guest/t-79-unsupported-kernel.sh).
+ */
+#if defined(MMFIX_TEST_UNSUPPORTED)
+# define MMFIX_SERIES_UNSUPPORTED 1
+#elif MMFIX_SERIES_IS(6, 1)
 # define MMFIX_SERIES		"6.1"
 #elif MMFIX_SERIES_IS(6, 12)
 # define MMFIX_SERIES		"6.12"
@@ -27,11 +33,18 @@
 #elif MMFIX_SERIES_IS(7, 3)
 # define MMFIX_SERIES		"7.3"
 #else
-/* Builds (so DKMS reports cleanly), carries no fix, refuses to load. */
 # define MMFIX_SERIES_UNSUPPORTED 1
-# undef MMFIX_SUPPORTED
+#endif
+
+/*
+ * Unsupported: builds (so DKMS reports cleanly), carries no fix (each fix
+ * file is empty under !MMFIX_SUPPORTED), refuses to load (main.c).
+ */
+#ifdef MMFIX_SERIES_UNSUPPORTED
 # define MMFIX_SUPPORTED	0
 # define MMFIX_SERIES		"unsupported"
+#else
+# define MMFIX_SUPPORTED	1
 #endif
 
 #ifndef MMFIX_SERIES_UNSUPPORTED

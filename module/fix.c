@@ -9,11 +9,16 @@
 #include <linux/string.h>
 #include "mmfix.h"
 
+#if MMFIX_SUPPORTED
 struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES] = {
 	[MMFIX_FIX_POPULATE_DRAIN]	= &mmfix_populate_drain,
 	[MMFIX_FIX_ANON_FAULT]		= &mmfix_anon_fault,
 	[MMFIX_FIX_UNMAP_DRAIN]		= &mmfix_unmap_drain,
 };
+#else
+/* An unsupported kernel: no fix is built and main.c refuses the load. */
+struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES];
+#endif
 
 /* In enum mmfix_fix_id order, which is MMFIX_FIX_LIST order. */
 #define MMFIX_FIX_NAME(id, name) name,
@@ -82,6 +87,8 @@ int mmfix_fixes_init(unsigned long enable_mask)
 	struct klp_func *f;
 	int ret;
 
+	if (!MMFIX_SUPPORTED)	/* no fix is built; main.c refuses first */
+		return -ENODEV;
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		mmfix_fixes[i]->name = mmfix_fix_names[i];
 		ret = mmfix_fix_init(mmfix_fixes[i], enable_mask & BIT(i));

@@ -17,6 +17,8 @@
 #include <linux/mmap_lock.h>
 #include "mmfix.h"
 
+#if MMFIX_SUPPORTED	/* no fix in a build for an unsupported kernel */
+
 enum { PD_DRAINED, PD_SKIPPED };
 
 /* Non-exported kernel functions, resolved by livepatch relocations. */
@@ -128,3 +130,5 @@ struct mmfix_fix mmfix_populate_drain = {
 	.counter_names = mmfix_populate_drain_counters,
 	.init = mmfix_populate_drain_init,
 };
+
+#endif /* MMFIX_SUPPORTED */

@@ -44,6 +44,8 @@
 #endif
 #include "mmfix.h"
 
+#if MMFIX_SUPPORTED	/* no fix in a build for an unsupported kernel */
+
 /*
  * struct mmu_gather comes from asm/tlb.h, whose inline tlb_flush() calls
  * flush_tlb_mm_range(); x86's tlbflush.h declares that only for built-in
@@ -426,3 +428,5 @@ struct mmfix_fix mmfix_unmap_drain = {
 	.counter_names = mmfix_unmap_drain_counters,
 	.init = mmfix_unmap_drain_init,
 };
+
+#endif /* MMFIX_SUPPORTED */
