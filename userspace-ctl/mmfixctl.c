@@ -11,6 +11,7 @@
  *   mmfixctl enable populate_drain
  *   mmfixctl unload --timeout 60
  *   mmfixctl transition --revert
+ *   mmfixctl check                # what applies to this kernel (BTF)
  *
  * This file holds main(), option parsing, the command table and help.
  */
@@ -41,12 +42,16 @@ static const struct cmd cmds[] = {
 	  "[--timeout SECONDS] [--signal] [--revert]",
 	  "show a livepatch transition and what holds it up",
 	  transition_help, CMD_OPT_TIMEOUT | CMD_OPT_SIGNAL | CMD_OPT_REVERT },
+	{ "check",   do_check,   "[--btf FILE] [--release REL]",
+	  "which known problems and fixes apply to this kernel (BTF)",
+	  check_help, CMD_OPT_BTF | CMD_OPT_RELEASE },
 	{ "help",    do_help,    "[COMMAND]",
 	  "show this help, or the help of COMMAND", help_help, 0 },
 };
 
 /* Long-only options get values above any character. */
-enum { OPT_ROOT = 0x100, OPT_TIMEOUT, OPT_SIGNAL, OPT_REVERT };
+enum { OPT_ROOT = 0x100, OPT_TIMEOUT, OPT_SIGNAL, OPT_REVERT, OPT_BTF,
+       OPT_RELEASE };
 
 static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
@@ -57,6 +62,8 @@ static const struct option long_opts[] = {
 	{ "timeout",	required_argument,	NULL, OPT_TIMEOUT },
 	{ "signal",	no_argument,		NULL, OPT_SIGNAL },
 	{ "revert",	no_argument,		NULL, OPT_REVERT },
+	{ "btf",	required_argument,	NULL, OPT_BTF },
+	{ "release",	required_argument,	NULL, OPT_RELEASE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -234,7 +241,8 @@ static void prescan_json(int argc, char **argv)
 
 		if (!strcmp(a, "--"))
 			break;
-		if (long_opt_is(a, "root") || long_opt_is(a, "timeout")) {
+		if (long_opt_is(a, "root") || long_opt_is(a, "timeout") ||
+		    long_opt_is(a, "btf") || long_opt_is(a, "release")) {
 			i++;	/* skip the option's argument */
 		} else if (long_opt_is(a, "json")) {
 			opts.json = true;
@@ -285,6 +293,12 @@ static int parse_opts(int argc, char **argv, bool *help, bool *version)
 			break;
 		case OPT_REVERT:
 			opts.revert = true;
+			break;
+		case OPT_BTF:
+			opts.btf = optarg;
+			break;
+		case OPT_RELEASE:
+			opts.release = optarg;
 			break;
 		case ':':
 			return usage_err("option '%s' needs an argument",
@@ -346,6 +360,12 @@ static int run(int argc, char **argv)
 				 cmd->name);
 	if (opts.revert && !(cmd->opts & CMD_OPT_REVERT))
 		return usage_err("option --revert does not apply to '%s'",
+				 cmd->name);
+	if (opts.btf && !(cmd->opts & CMD_OPT_BTF))
+		return usage_err("option --btf does not apply to '%s'",
+				 cmd->name);
+	if (opts.release && !(cmd->opts & CMD_OPT_RELEASE))
+		return usage_err("option --release does not apply to '%s'",
 				 cmd->name);
 	return cmd->func(argc - optind, argv + optind);
 }

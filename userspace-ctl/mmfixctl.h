@@ -43,6 +43,8 @@
 #define CMD_OPT_TIMEOUT	(1U << 0)
 #define CMD_OPT_SIGNAL	(1U << 1)
 #define CMD_OPT_REVERT	(1U << 2)
+#define CMD_OPT_BTF	(1U << 3)
+#define CMD_OPT_RELEASE	(1U << 4)
 
 struct cmd {
 	const char *name;
@@ -69,6 +71,8 @@ struct mmfixctl_opts {
 	unsigned int timeout;	/* unload/transition --timeout, seconds */
 	bool signal;		/* transition --signal */
 	bool revert;		/* transition --revert */
+	const char *btf;	/* check --btf */
+	const char *release;	/* check --release */
 };
 extern struct mmfixctl_opts opts;
 extern char sysfs_root[PATH_MAX];
@@ -207,10 +211,12 @@ int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_unload(int argc, char **argv);
 int do_transition(int argc, char **argv);
+int do_check(int argc, char **argv);
 extern const char status_help[];
 extern const char enable_help[];
 extern const char disable_help[];
 extern const char unload_help[];
 extern const char transition_help[];
+extern const char check_help[];
 
 #endif /* MMFIXCTL_H */

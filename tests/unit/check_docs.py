@@ -62,9 +62,10 @@ def from_man(text):
 
 
 def from_completion(path):
+    # every _mmfixctl_*options list: the global one and each command's
     script = ('source "$1"; echo "$_mmfixctl_commands"; '
-              'echo "$_mmfixctl_options $_mmfixctl_unload_options '
-              '$_mmfixctl_transition_options"')
+              'for v in $(compgen -v _mmfixctl_ | grep "options$"); do '
+              'printf "%s " "${!v}"; done; echo')
     out = subprocess.run(["bash", "-c", script, "bash", path], check=True,
                          capture_output=True, text=True).stdout.splitlines()
     return out[0].split(), set(out[1].split())

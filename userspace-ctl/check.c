@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmfixctl check: what the running kernel's BTF says about the problems
+ * mmfix deals with, and which mmfix fixes apply to it.  Works without the
+ * module and without root: it reads /sys/kernel/btf/vmlinux (or --btf
+ * FILE, raw BTF or an ELF file with a .BTF section) with libbpf.
+ *
+ *   mmfixctl check
+ *   mmfixctl -j check --btf vmlinux-7.3 --release 7.3.4+deb13-amd64
+ *
+ * Evidence comes from two kinds of BTF facts: struct layouts (member
+ * offsets, hence which 64-byte cacheline a member is on) and FUNC
+ * entries, which pahole writes for functions that have an out-of-line
+ * copy; a function the compiler inlined everywhere has none, and a
+ * livepatch cannot replace it.  What BTF cannot show (whether a function
+ * body still calls lru_add_drain(), say) comes from the kernel version,
+ * as it does in the module (module/compat.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "mmfixctl.h"
+
+const char check_help[] =
+	"Report, from the kernel's BTF (/sys/kernel/btf/vmlinux), whether it\n"
+	"has the problems mmfix deals with, with the evidence (member offsets\n"
+	"and cachelines, which functions are out of line), and which mmfix\n"
+	"fixes apply to it.  Needs neither root nor the module.\n"
+	"  --btf FILE      read FILE instead (raw BTF, or an ELF file such as\n"
+	"                  a vmlinux with a .BTF section)\n"
+	"  --release REL   judge the kernel release REL instead of uname -r\n";
+
+#define CACHELINE	64	/* x86-64 L1_CACHE_BYTES */
+
+/* The series the module carries code for, as (major, minor). */
+#define CHECK_SERIES(a, b) { a, b },
+static const struct { unsigned int major, minor; } known_series[] = {
+	MMFIX_KERNEL_LIST(CHECK_SERIES)
+};
+#undef CHECK_SERIES
+
+struct kernel {
+	const char *release;
+	unsigned int major, minor;
+	bool parsed;		/* MAJOR.MINOR.PATCH at the start */
+	bool supported;		/* Debian amd64 release of a known series */
+	char series[16];
+};
+
+/* Where a struct member lives; off and size in bytes. */
+struct member {
+	bool found;
+	uint32_t off, size, nelems;	/* nelems: array length, else 0 */
+};
+
+/*
+ * Finds @name among the members of struct/union @id, looking into
+ * anonymous struct and union members too.  @base: bit offset of @id.
+ */
+static bool member_find(const struct btf *btf, uint32_t id, const char *name,
+			uint32_t base, struct member *m)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *mem;
+	uint32_t i, bits;
+	int tid;
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+		return false;
+	mem = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, mem++) {
+		const char *mname = btf__name_by_offset(btf, mem->name_off);
+
+		bits = base + btf_member_bit_offset(t, i);
+		if (mname && *mname) {
+			const struct btf_type *mt;
+			long long size;
+
+			if (strcmp(mname, name))
+				continue;
+			size = btf__resolve_size(btf, mem->type);
+			tid = btf__resolve_type(btf, mem->type);
+			mt = tid > 0 ? btf__type_by_id(btf, tid) : NULL;
+			m->found = true;
+			m->off = bits / 8;
+			m->size = size > 0 ? (uint32_t)size : 0;
+			m->nelems = mt && btf_is_array(mt) ? btf_array(mt)->nelems : 0;
+			return true;
+		}
+		tid = btf__resolve_type(btf, mem->type);
+		if (tid > 0 && member_find(btf, tid, name, bits, m))
+			return true;
+	}
+	return false;
+}
+
+/* Looks up struct @sname and its member @mname; -1 no struct, 0/1 found. */
+static int struct_member(const struct btf *btf, const char *sname,
+			 const char *mname, struct member *m)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+	memset(m, 0, sizeof(*m));
+	if (id <= 0)
+		return -1;
+	return member_find(btf, id, mname, 0, m);
+}
+
+static bool func_out_of_line(const struct btf *btf, const char *name)
+{
+	return btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/* {"offset": N, "cacheline": N} or null; text "offset N, cacheline N". */
+static void print_place(const char *key, const char *label,
+			const struct member *m)
+{
+	uint64_t off = m->off, line = m->off / CACHELINE;
+	char fmt[64];
+
+	if (!m->found) {
+		print_string(key, NULL, NULL);	/* null */
+		print_text("  %-20s absent\n", label);
+		return;
+	}
+	print_open_object(key);
+	snprintf(fmt, sizeof(fmt), "  %-20s offset %%s", label);
+	print_u64("offset", fmt, &off);
+	print_u64("cacheline", ", cacheline %s\n", &line);
+	print_close_object();
+}
+
+/*
+ * Seed 004: a change in linux-next moved mem_cgroup's vmstats_percpu
+ * pointer, read on every memcg stat update, onto the cacheline of the
+ * memory_events[] counters, which memory.events updates write: stress-ng
+ * --mremap lost 36%.  Affected when the pointer shares a line with any
+ * element of the array.
+ */
+static void check_memcg(const struct btf *btf)
+{
+	struct member pcpu, events;
+	uint64_t first = 0, last = 0, off, size, nelems;
+	int affected = -1, have;
+	char fmt[48];
+
+	have = struct_member(btf, "mem_cgroup", "vmstats_percpu", &pcpu);
+	if (have >= 0)
+		struct_member(btf, "mem_cgroup", "memory_events", &events);
+	else
+		memset(&events, 0, sizeof(events));
+	if (pcpu.found && events.found && events.size) {
+		first = events.off / CACHELINE;
+		last = (events.off + events.size - 1) / CACHELINE;
+		affected = pcpu.off / CACHELINE >= first &&
+			   (pcpu.off + pcpu.size - 1) / CACHELINE <= last;
+	}
+
+	print_open_object(NULL);
+	print_string("name", "issue %s: ", "memcg_vmstats_percpu");
+	print_bool_words("affected", "%s\n", affected, "affected", "not affected",
+			 "unknown (no struct mem_cgroup with these members)");
+	print_string("description", "  %s\n",
+		     "struct mem_cgroup's vmstats_percpu pointer on a memory_events[] cacheline (stress-ng --mremap -36%, linux-mm 2026-08)");
+	print_string("struct", NULL, "mem_cgroup");
+	print_place("vmstats_percpu", "vmstats_percpu:", &pcpu);
+	if (!events.found) {
+		print_string("memory_events", NULL, NULL);
+		print_text("  %-20s absent\n", "memory_events[]:");
+	} else {
+		off = events.off;
+		size = events.size;
+		nelems = events.nelems;
+		snprintf(fmt, sizeof(fmt), "  %-20s offset %%s",
+			 "memory_events[]:");
+		print_open_object("memory_events");
+		print_u64("offset", fmt, &off);
+		print_u64("size", ", size %s", &size);
+		print_u64("elements", " (%s elements)", &nelems);
+		print_u64("first_cacheline", ", cachelines %s", &first);
+		print_u64("last_cacheline", "-%s\n", &last);
+		print_close_object();
+	}
+	print_close_object();
+}
+
+/*
+ * Seed 002 and anon_fault: 7.3 put __vm_anon_pgoff_hi next to vm_refcnt,
+ * the counter every per-VMA-locked fault increments, so the anonymous
+ * fault path loads a line other CPUs keep writing.
+ */
+static void check_vma(const struct btf *btf)
+{
+	struct member ref, hi;
+	int affected = -1, have;
+
+	have = struct_member(btf, "vm_area_struct", "vm_refcnt", &ref);
+	if (have >= 0) {
+		struct_member(btf, "vm_area_struct", "__vm_anon_pgoff_hi", &hi);
+		affected = ref.found && hi.found &&
+			   ref.off / CACHELINE == hi.off / CACHELINE;
+	} else {
+		memset(&hi, 0, sizeof(hi));
+	}
+
+	print_open_object(NULL);
+	print_string("name", "issue %s: ", "vma_refcnt_cacheline");
+	print_bool_words("affected", "%s\n", affected, "affected", "not affected",
+			 "unknown (no struct vm_area_struct)");
+	print_string("description", "  %s\n",
+		     "anonymous faults read __vm_anon_pgoff_hi on the cacheline of vm_refcnt (linux-mm 2026-11, fix anon_fault)");
+	print_string("struct", NULL, "vm_area_struct");
+	print_place("vm_refcnt", "vm_refcnt:", &ref);
+	print_place("vm_anon_pgoff_hi", "__vm_anon_pgoff_hi:", &hi);
+	print_close_object();
+}
+
+/* The functions mmfix replaces or calls, or looks for. */
+static const char *const check_funcs[] = {
+	"populate_vma_page_range", "__get_user_pages",
+	"folio_add_new_anon_rmap", "__vmf_anon_prepare",
+	"unmap_region", "vms_complete_munmap_vmas", "free_pages_and_swap_cache",
+	"khugepaged", "khugepaged_scan_mm_slot", "collapse_scan_mm_slot",
+	"__khugepaged_exit",
+};
+
+static void print_funcs(const struct btf *btf)
+{
+	char fmt[48];
+	size_t i;
+
+	print_text("functions (out of line: BTF has a FUNC for it; a function\n"
+		   "inlined everywhere cannot be livepatched):\n");
+	print_open_object("functions");
+	for (i = 0; i < ARRAY_SIZE(check_funcs); i++) {
+		snprintf(fmt, sizeof(fmt), "  %-26s %%s\n", check_funcs[i]);
+		print_bool_words(check_funcs[i], fmt,
+				 func_out_of_line(btf, check_funcs[i]),
+				 "out of line", "inlined or absent", "-");
+	}
+	print_close_object();
+}
+
+struct fix_rule {
+	const char *name;
+	/* Sets *why; returns whether the fix applies. */
+	bool (*applies)(const struct btf *btf, const struct kernel *k,
+			char *why, size_t size);
+};
+
+/* why "f() is out of line" / "f() is inlined ..." for the first missing. */
+static bool need_funcs(const struct btf *btf, char *why, size_t size,
+		       const char *const *funcs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!func_out_of_line(btf, funcs[i])) {
+			snprintf(why, size, "%s() is inlined or absent: nothing to replace",
+				 funcs[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool rule_populate_drain(const struct btf *btf, const struct kernel *k,
+				char *why, size_t size)
+{
+	static const char *const f[] = { "populate_vma_page_range",
+					 "__get_user_pages" };
+
+	(void)k;
+	if (!need_funcs(btf, why, size, f, ARRAY_SIZE(f)))
+		return false;
+	snprintf(why, size, "populate_vma_page_range() is out of line");
+	return true;
+}
+
+static bool rule_anon_fault(const struct btf *btf, const struct kernel *k,
+			    char *why, size_t size)
+{
+	static const char *const f[] = { "folio_add_new_anon_rmap" };
+	struct member ref, hi;
+
+	(void)k;
+	struct_member(btf, "vm_area_struct", "vm_refcnt", &ref);
+	struct_member(btf, "vm_area_struct", "__vm_anon_pgoff_hi", &hi);
+	if (!ref.found || !hi.found || ref.off / CACHELINE != hi.off / CACHELINE) {
+		snprintf(why, size, "no __vm_anon_pgoff_hi on vm_refcnt's cacheline");
+		return false;
+	}
+	if (!need_funcs(btf, why, size, f, ARRAY_SIZE(f)))
+		return false;
+	snprintf(why, size, "__vm_anon_pgoff_hi shares vm_refcnt's cacheline; folio_add_new_anon_rmap() is out of line");
+	return true;
+}
+
+static bool rule_unmap_drain(const struct btf *btf, const struct kernel *k,
+			     char *why, size_t size)
+{
+	static const char *const f61[] = { "unmap_region",
+					   "free_pages_and_swap_cache" };
+	static const char *const f612[] = { "vms_complete_munmap_vmas",
+					    "free_pages_and_swap_cache" };
+
+	/* BTF cannot show a call; upstream 1aa43598c03b (6.14) removed them. */
+	if (k->major > 6 || (k->major == 6 && k->minor >= 14)) {
+		snprintf(why, size, "kernel %u.%u (6.14 or later) no longer drains the LRU batches on munmap",
+			 k->major, k->minor);
+		return false;
+	}
+	if (k->major == 6 && k->minor < 12) {
+		if (!need_funcs(btf, why, size, f61, ARRAY_SIZE(f61)))
+			return false;
+		snprintf(why, size, "kernel %u.%u drains on munmap; unmap_region() and free_pages_and_swap_cache() are out of line",
+			 k->major, k->minor);
+		return true;
+	}
+	if (!need_funcs(btf, why, size, f612, ARRAY_SIZE(f612)))
+		return false;
+	snprintf(why, size, "kernel %u.%u drains on munmap; vms_complete_munmap_vmas() and free_pages_and_swap_cache() are out of line",
+		 k->major, k->minor);
+	return true;
+}
+
+static bool rule_khugepaged_scan(const struct btf *btf, const struct kernel *k,
+				 char *why, size_t size)
+{
+	static const char *const f[] = { "khugepaged", "__khugepaged_exit" };
+	const char *scan = k->major >= 7 ? "collapse_scan_mm_slot" :
+					   "khugepaged_scan_mm_slot";
+
+	if (!need_funcs(btf, why, size, f, ARRAY_SIZE(f)))
+		return false;
+	snprintf(why, size, "khugepaged() is out of line; %s() is %s",
+		 scan, func_out_of_line(btf, scan) ? "out of line too" :
+		 "inlined into it, so khugepaged() is what mmfix replaces");
+	return true;
+}
+
+static const struct fix_rule fix_rules[] = {
+	{ "populate_drain",	rule_populate_drain },
+	{ "anon_fault",		rule_anon_fault },
+	{ "unmap_drain",	rule_unmap_drain },
+	{ "khugepaged_scan",	rule_khugepaged_scan },
+};
+
+#define CHECK_FIX_NAME(id, name) name,
+static const char *const abi_fixes[] = { MMFIX_FIX_LIST(CHECK_FIX_NAME) };
+#undef CHECK_FIX_NAME
+
+static void print_fixes(const struct btf *btf, const struct kernel *k)
+{
+	char why[256];
+	size_t i, r;
+	int applies;
+
+	print_open_array("fixes");
+	for (i = 0; i < ARRAY_SIZE(abi_fixes); i++) {
+		for (r = 0; r < ARRAY_SIZE(fix_rules); r++)
+			if (!strcmp(fix_rules[r].name, abi_fixes[i]))
+				break;
+		if (!k->supported) {
+			applies = 0;
+			snprintf(why, sizeof(why), "mmfix does not support kernel %s",
+				 k->release);
+		} else if (r == ARRAY_SIZE(fix_rules)) {
+			applies = -1;
+			snprintf(why, sizeof(why), "mmfixctl %s has no rule for this fix",
+				 MMFIX_VERSION);
+		} else {
+			applies = fix_rules[r].applies(btf, k, why, sizeof(why));
+		}
+		print_open_object(NULL);
+		print_string("name", "fix %s: ", abi_fixes[i]);
+		print_bool_words("applies", "%s\n", applies, "applies",
+				 "does not apply", "unknown");
+		print_string("why", "  %s\n", why);
+		print_close_object();
+	}
+	print_close_array();
+}
+
+/* "-57-amd64" or "+deb13-amd64": the ABI in digits, then "-amd64". */
+static bool debian_amd64_tail(const char *p)
+{
+	if (!strncmp(p, "+deb", 4))
+		p += 4;
+	else if (*p == '-')
+		p++;
+	else
+		return false;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !strcmp(p, "-amd64");
+}
+
+/*
+ * A Debian amd64 release of a series in MMFIX_KERNEL_LIST, as dkms.conf's
+ * BUILD_EXCLUSIVE_KERNEL: MAJOR.MINOR.PATCH, then -ABI-amd64 or
+ * +debN-amd64.
+ */
+static void kernel_parse(struct kernel *k, const char *release)
+{
+	unsigned int patch;
+	size_t i;
+	int n = 0;
+
+	memset(k, 0, sizeof(*k));
+	k->release = release;
+	if (sscanf(release, "%u.%u.%u%n", &k->major, &k->minor, &patch, &n) != 3 ||
+	    release[0] < '0' || release[0] > '9')
+		return;
+	k->parsed = true;
+	snprintf(k->series, sizeof(k->series), "%u.%u", k->major, k->minor);
+	if (!debian_amd64_tail(release + n))
+		return;
+	for (i = 0; i < ARRAY_SIZE(known_series); i++)
+		if (known_series[i].major == k->major &&
+		    known_series[i].minor == k->minor)
+			k->supported = true;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+int do_check(int argc, char **argv)
+{
+	char path[PATH_MAX], disp[80];
+	struct utsname uts;
+	struct kernel k;
+	struct btf *btf;
+	uint64_t ntypes;
+	const char *release;
+
+	if (argc)
+		return usage_err("check takes no arguments (got '%s')",
+				 arg_disp(argv[0], disp, sizeof(disp)));
+	if (opts.btf) {
+		snprintf(path, sizeof(path), "%s", opts.btf);
+	} else if (sysfs_path(path, sizeof(path), "kernel/btf/vmlinux")) {
+		p_err("sysfs path too long");
+		return EXIT_RUNTIME;
+	}
+	release = opts.release;
+	if (!release)
+		release = uname(&uts) ? "-" : uts.release;
+	kernel_parse(&k, release);
+
+	libbpf_set_print(libbpf_quiet);
+	btf = btf__parse(path, NULL);
+	if (!btf) {
+		p_err("cannot read BTF from %s: %s%s", path, strerror(errno),
+		      opts.btf ? "" : " (kernel without CONFIG_DEBUG_INFO_BTF?)");
+		return EXIT_RUNTIME;
+	}
+	ntypes = btf__type_cnt(btf) - 1;
+
+	print_open_object(NULL);
+	print_open_object("kernel");
+	print_string("release", "kernel:   %s", release);
+	print_string("series", ", series %s", k.parsed ? k.series : NULL);
+	print_bool_words("supported", ", %s\n", k.supported,
+			 "supported by mmfix " MMFIX_VERSION,
+			 "not supported by mmfix " MMFIX_VERSION, "-");
+	print_close_object();
+	print_open_object("btf");
+	print_string("path", "BTF:      %s", path);
+	print_u64("types", ", %s types\n\n", &ntypes);
+	print_close_object();
+
+	print_open_array("issues");
+	check_memcg(btf);
+	print_text("\n");
+	check_vma(btf);
+	print_close_array();
+	print_text("\n");
+	print_funcs(btf);
+	print_text("\n");
+	print_fixes(btf, &k);
+	print_close_object();
+	btf__free(btf);
+	return EXIT_OK;
+}
