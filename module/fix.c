@@ -47,13 +47,17 @@ unsigned int mmfix_nr_counters(const struct mmfix_fix *fix)
 	return n;
 }
 
+/* The sum over CPUs, or the largest value for a max counter. */
 u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx)
 {
-	u64 sum = 0;
+	bool is_max = fix->max_counters & BIT(idx);
+	u64 sum = 0, v;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(fix->counters, cpu)[idx]);
+	for_each_possible_cpu(cpu) {
+		v = READ_ONCE(per_cpu_ptr(fix->counters, cpu)[idx]);
+		sum = is_max ? max(sum, v) : sum + v;
+	}
 	return sum;
 }
 
@@ -125,3 +129,67 @@ struct klp_func *mmfix_fixes_klp_funcs(void)
 {
 	return mmfix_klp_funcs;
 }
+
+/*
+ * klp callbacks of the vmlinux object: each applicable fix's own, in fix
+ * order before a transition and in reverse order after it.
+ */
+static int mmfix_fixes_pre_patch(struct klp_object *obj)
+{
+	struct mmfix_fix *fix;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < MMFIX_NR_FIXES; i++) {
+		fix = mmfix_fixes[i];
+		if (!fix->applicable || !fix->pre_patch)
+			continue;
+		ret = fix->pre_patch(fix);
+		if (ret)
+			goto err_undo;
+	}
+	return 0;
+
+err_undo:
+	pr_err("%s: preparing the patch failed (%d)\n", fix->name, ret);
+	while (i--) {
+		fix = mmfix_fixes[i];
+		if (fix->applicable && fix->post_unpatch)
+			fix->post_unpatch(fix);
+	}
+	return ret;
+}
+
+static void mmfix_fixes_post_patch(struct klp_object *obj)
+{
+	unsigned int i = MMFIX_NR_FIXES;
+
+	while (i--)
+		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_patch)
+			mmfix_fixes[i]->post_patch(mmfix_fixes[i]);
+}
+
+static void mmfix_fixes_pre_unpatch(struct klp_object *obj)
+{
+	unsigned int i;
+
+	for (i = 0; i < MMFIX_NR_FIXES; i++)
+		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->pre_unpatch)
+			mmfix_fixes[i]->pre_unpatch(mmfix_fixes[i]);
+}
+
+static void mmfix_fixes_post_unpatch(struct klp_object *obj)
+{
+	unsigned int i = MMFIX_NR_FIXES;
+
+	while (i--)
+		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_unpatch)
+			mmfix_fixes[i]->post_unpatch(mmfix_fixes[i]);
+}
+
+const struct klp_callbacks mmfix_fixes_klp_callbacks = {
+	.pre_patch = mmfix_fixes_pre_patch,
+	.post_patch = mmfix_fixes_post_patch,
+	.pre_unpatch = mmfix_fixes_pre_unpatch,
+	.post_unpatch = mmfix_fixes_post_unpatch,
+};

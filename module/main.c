@@ -112,6 +112,7 @@ static int __init mmfix_init(void)
 		goto err_stats;
 
 	mmfix_objs[0].funcs = mmfix_fixes_klp_funcs();
+	mmfix_objs[0].callbacks = mmfix_fixes_klp_callbacks;
 	ret = klp_enable_patch(&mmfix_patch);
 	if (ret) {
 		pr_err("livepatch registration failed (%d); nothing was patched\n", ret);

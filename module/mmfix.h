@@ -29,7 +29,18 @@ struct mmfix_fix {
 	/* NULL-terminated counter names; one per-CPU u64 each. */
 	const char * const *counter_names;
 	u64 __percpu *counters;
+	/* Counters (bit per index) reporting the largest per-CPU value. */
+	unsigned long max_counters;
 	void (*init)(struct mmfix_fix *fix);
+	/*
+	 * Optional klp callbacks of an applicable fix (struct klp_callbacks),
+	 * run in fix order before and reverse order after a transition.  If
+	 * pre_patch fails, the fixes before it get their post_unpatch.
+	 */
+	int (*pre_patch)(struct mmfix_fix *fix);
+	void (*post_patch)(struct mmfix_fix *fix);
+	void (*pre_unpatch)(struct mmfix_fix *fix);
+	void (*post_unpatch)(struct mmfix_fix *fix);
 };
 
 static inline bool mmfix_fix_on(const struct mmfix_fix *fix)
@@ -40,6 +51,24 @@ static inline bool mmfix_fix_on(const struct mmfix_fix *fix)
 static inline void mmfix_count(struct mmfix_fix *fix, unsigned int idx)
 {
 	this_cpu_inc(fix->counters[idx]);
+}
+
+/* Adds @n (wrapping, so a negative @n counts down a gauge). */
+static inline void mmfix_count_add(struct mmfix_fix *fix, unsigned int idx,
+				   u64 n)
+{
+	this_cpu_add(fix->counters[idx], n);
+}
+
+/* For a counter in fix->max_counters: keep the largest value seen. */
+static inline void mmfix_count_max(struct mmfix_fix *fix, unsigned int idx,
+				   u64 v)
+{
+	u64 *c = get_cpu_ptr(fix->counters);
+
+	if (v > c[idx])
+		c[idx] = v;
+	put_cpu_ptr(fix->counters);
 }
 
 extern struct mmfix_fix mmfix_populate_drain;
@@ -53,6 +82,7 @@ int mmfix_fix_index(const char *name);
 int mmfix_fixes_init(unsigned long enable_mask);
 void mmfix_fixes_uninit(void);
 struct klp_func *mmfix_fixes_klp_funcs(void);
+extern const struct klp_callbacks mmfix_fixes_klp_callbacks;
 int mmfix_fix_set_enabled(struct mmfix_fix *fix, bool on);
 u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx);
 unsigned int mmfix_nr_counters(const struct mmfix_fix *fix);
