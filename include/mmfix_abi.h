@@ -23,7 +23,8 @@
 #define MMFIX_FIX_LIST(X)					\
 	X(POPULATE_DRAIN,	"populate_drain")	\
 	X(ANON_FAULT,		"anon_fault")	\
-	X(UNMAP_DRAIN,		"unmap_drain")
+	X(UNMAP_DRAIN,		"unmap_drain")	\
+	X(KHUGEPAGED_SCAN,	"khugepaged_scan")
 
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {

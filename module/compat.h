@@ -98,6 +98,38 @@
 #  define MMFIX_UNMAP_DRAIN_VMS		1
 # endif
 
+/*
+ * khugepaged_scan: khugepaged() with the per-mm scan, khugepaged_do_scan()
+ * and the wait helpers inlined (mm/khugepaged.c).
+ * 6.1: khugepaged_scan_mm_slot() returns its progress; struct
+ *      khugepaged_mm_slot carries the pte-mapped THPs collapsed at the
+ *      start of each scan; VMAs checked by hugepage_vma_check(); the
+ *      thread runs while hugepage_flags_enabled().
+ * 6.12: no pte-mapped THP list; MMF_DISABLE_THP ends a scan; VMAs
+ *      checked by thp_vma_allowable_order(); hugepage_pmd_enabled().
+ * 7.2, 7.3: collapse_scan_mm_slot() counts in cc->progress, collapses
+ *      through collapse_single_pmd(), bare struct mm_slot,
+ *      hugepage_enabled(), tracepoint mm_khugepaged_scan.
+ * enum scan_result is private; the values used (7.x dropped
+ * SCAN_PMD_NULL/SCAN_PMD_NONE for SCAN_NO_PTE_TABLE and SCAN_PAGE_RO):
+ */
+# if MMFIX_SERIES_IS(6, 1)
+#  define MMFIX_KHUGEPAGED_V6_1		1
+# elif MMFIX_SERIES_IS(6, 12)
+#  define MMFIX_KHUGEPAGED_V6_12	1
+# else
+#  define MMFIX_KHUGEPAGED_V7		1
+# endif
+# define MMFIX_SCAN_FAIL			0
+# define MMFIX_SCAN_SUCCEED			1
+# ifndef MMFIX_KHUGEPAGED_V7
+#  define MMFIX_SCAN_PMD_MAPPED			4
+#  define MMFIX_SCAN_PTE_MAPPED_HUGEPAGE	10
+#  define MMFIX_SCAN_ALLOC_HUGE_PAGE_FAIL	25
+# else
+#  define MMFIX_SCAN_ALLOC_HUGE_PAGE_FAIL	24
+# endif
+
 #endif /* !MMFIX_SERIES_UNSUPPORTED */
 
 /*

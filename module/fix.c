@@ -14,6 +14,7 @@ struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES] = {
 	[MMFIX_FIX_POPULATE_DRAIN]	= &mmfix_populate_drain,
 	[MMFIX_FIX_ANON_FAULT]		= &mmfix_anon_fault,
 	[MMFIX_FIX_UNMAP_DRAIN]		= &mmfix_unmap_drain,
+	[MMFIX_FIX_KHUGEPAGED_SCAN]	= &mmfix_khugepaged_scan,
 };
 #else
 /* An unsupported kernel: no fix is built and main.c refuses the load. */

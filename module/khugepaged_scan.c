@@ -1,0 +1,1072 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fix khugepaged_scan: khugepaged's walk of one mm (khugepaged_scan_mm_slot()
+ * on 6.x, collapse_scan_mm_slot() on 7.x) starts again from address 0
+ * whenever mmap_read_trylock() fails, so under mmap_lock contention the
+ * end of a big mm is collapsed late or never; and it walks runs of
+ * VMAs that cannot be collapsed under one mmap read-lock hold with no
+ * bound, stalling every writer of the mm for the whole walk.
+ *
+ * With the fix on (linux-mm "mm/khugepaged: bound mmap_lock hold time when
+ * walking an mm's VMAs", v2, and its review):
+ *  - an mm left because the trylock failed keeps its scan address in a
+ *    livepatch shadow variable keyed on its mm_slot; the next scan of
+ *    that mm resumes there instead of at 0;
+ *  - the scan address moves past every VMA that has been dealt with
+ *    (ALIGN(vm_end, HPAGE_PMD_SIZE)); a VMA whose aligned end wraps to 0
+ *    is the last one;
+ *  - after a batch of VMAs (pages_to_scan / 4, at least 1) or a tick,
+ *    a contended read lock is dropped and retaken and the walk resumes
+ *    at the scan address.  Every VMA walked moves the address past
+ *    itself, so each hold makes progress whatever the batch.
+ * With the fix off the code below is the kernel's own; both ways it
+ * counts what the scan does, including read-lock holds and how many
+ * VMAs it walks while a writer waits.
+ *
+ * The scan, khugepaged_do_scan() and the wait helpers are inlined into
+ * khugepaged(), the kthread function, in every Debian build, so the
+ * replacement is khugepaged() itself.  A thread sleeping in it would
+ * keep any patch transition from finishing, so the klp callbacks stop
+ * it before each transition and start a fresh one after it, holding
+ * the kernel's khugepaged_mutex all the while (from a helper thread,
+ * since the transition may finish in another task).  The fresh thread
+ * is started as the kernel does, kthread_run(khugepaged), so
+ * current_is_khugepaged() keeps working.  __khugepaged_exit() is
+ * replaced too: it frees mm_slots and must free their saved cursor.
+ *
+ * Per series (compat.h): MMFIX_KHUGEPAGED_V6_1, _V6_12, _V7 (7.2, 7.3).
+ */
+#include <linux/mm.h>
+#include <linux/file.h>
+#include <linux/freezer.h>
+#include <linux/hashtable.h>
+#include <linux/khugepaged.h>
+#include <linux/kthread.h>
+#include <linux/livepatch.h>
+#include <linux/mmap_lock.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/wait.h>
+#include "mmfix.h"
+
+#if MMFIX_SUPPORTED	/* no fix in a build for an unsupported kernel */
+#ifdef MMFIX_KHUGEPAGED_V7
+#include <trace/events/huge_memory.h>
+#endif
+
+enum {
+	KS_SCANS, KS_RESUMED, KS_LOCK_DROPS, KS_VMAS_SKIPPED, KS_HOLDS,
+	KS_HOLD_TOTAL_NS, KS_HOLD_MAX_NS, KS_HOLD_MAX_VMAS, KS_WAIT_MAX_VMAS,
+	KS_CURSORS, KS_RESTARTS,
+};
+
+/* klp shadow variable id of a saved scan address ("mmfx" + fix 3). */
+#define KS_CURSOR_ID	0x6d6d667803UL
+
+/* Kernel-private types (mm/mm_slot.h, mm/khugepaged.c), same layout. */
+struct mmfix_mm_slot {
+	struct hlist_node hash;
+	struct list_head mm_node;
+	struct mm_struct *mm;
+};
+
+#ifdef MMFIX_KHUGEPAGED_V6_1
+/* struct khugepaged_mm_slot; the mm_slot is its first member everywhere. */
+struct mmfix_khugepaged_mm_slot {
+	struct mmfix_mm_slot slot;
+	int nr_pte_mapped_thp;
+	unsigned long pte_mapped_thp[8];
+};
+#endif
+
+struct mmfix_khugepaged_scan {
+	struct list_head mm_head;
+	struct mmfix_mm_slot *mm_slot;
+	unsigned long address;
+};
+
+#ifdef MMFIX_KHUGEPAGED_V7
+/* Leading members of struct collapse_control in 7.2 and 7.3. */
+struct mmfix_collapse_control {
+	bool is_khugepaged;
+	u32 node_load[MAX_NUMNODES];
+	unsigned int progress;
+};
+#else
+struct mmfix_collapse_control;
+#endif
+
+/* Non-exported kernel symbols, resolved by livepatch relocations. */
+int khugepaged(void *none);
+extern struct task_struct *khugepaged_thread;
+extern struct mutex khugepaged_mutex;
+extern spinlock_t khugepaged_mm_lock;
+extern wait_queue_head_t khugepaged_wait;
+extern struct mmfix_khugepaged_scan khugepaged_scan;
+extern unsigned int khugepaged_pages_to_scan;
+extern unsigned int khugepaged_pages_collapsed;
+extern unsigned int khugepaged_full_scans;
+extern unsigned int khugepaged_scan_sleep_millisecs;
+extern unsigned int khugepaged_alloc_sleep_millisecs;
+extern unsigned long khugepaged_sleep_expire;
+extern struct mmfix_collapse_control khugepaged_collapse_control;
+extern struct hlist_head mm_slots_hash[1 << 10];
+extern struct kmem_cache *mm_slot_cache;
+void lru_add_drain_all(void);
+
+/*
+ * The most used of them through one pointer each: every use of a
+ * relocated symbol is a relocation, and 6.1's livepatch core walks all
+ * of kallsyms for each one while the module loads.  Set by
+ * ks_pre_patch(), before any code here runs.
+ */
+static struct mmfix_khugepaged_scan *ks_scan;
+static spinlock_t *ks_mm_lock;
+static wait_queue_head_t *ks_wait;
+static struct task_struct **ks_thread;
+static struct mutex *ks_mutex;
+
+#ifdef MMFIX_KHUGEPAGED_V7
+bool hugepage_enabled(void);
+int collapse_single_pmd(unsigned long addr,
+		struct vm_area_struct *vma, bool *lock_dropped,
+		struct mmfix_collapse_control *cc);
+# define KS_THP_ENABLED()		hugepage_enabled()
+# define KS_EXIT_OR_DISABLE(mm)	(ks_exit(mm) || \
+				 mm_flags_test(MMF_DISABLE_THP_COMPLETELY, mm))
+# define KS_CLEAR_VM_HUGEPAGE(mm)	mm_flags_clear(MMF_VM_HUGEPAGE, mm)
+#else
+int hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_struct *vma,
+			    unsigned long address, bool *mmap_locked,
+			    struct mmfix_collapse_control *cc);
+int hpage_collapse_scan_file(struct mm_struct *mm, unsigned long addr,
+			     struct file *file, pgoff_t start,
+			     struct mmfix_collapse_control *cc);
+# define KS_CLEAR_VM_HUGEPAGE(mm)	clear_bit(MMF_VM_HUGEPAGE, &(mm)->flags)
+#endif
+
+#ifdef MMFIX_KHUGEPAGED_V6_1
+int find_pmd_or_thp_or_none(struct mm_struct *mm, unsigned long address,
+			    pmd_t **pmd);
+bool khugepaged_add_pte_mapped_thp(struct mm_struct *mm, unsigned long addr);
+# define KS_THP_ENABLED()		hugepage_flags_enabled()
+# define KS_EXIT_OR_DISABLE(mm)	ks_exit(mm)
+# define KS_VMA_ELIGIBLE(vma)	hugepage_vma_check(vma, (vma)->vm_flags, \
+						   false, false, true)
+#endif
+
+#ifdef MMFIX_KHUGEPAGED_V6_12
+bool hugepage_pmd_enabled(void);
+# define KS_THP_ENABLED()		hugepage_pmd_enabled()
+# define KS_EXIT_OR_DISABLE(mm)	(ks_exit(mm) || \
+				 test_bit(MMF_DISABLE_THP, &(mm)->flags))
+# define KS_VMA_ELIGIBLE(vma)	thp_vma_allowable_order(vma, (vma)->vm_flags, \
+							TVA_ENFORCE_SYSFS, PMD_ORDER)
+#endif
+
+static inline bool ks_exit(struct mm_struct *mm)
+{
+	return atomic_read(&mm->mm_users) == 0;
+}
+
+/* --- saved scan addresses ------------------------------------------- */
+
+static int ks_cursor_ctor(void *obj, void *shadow_data, void *ctor_data)
+{
+	*(unsigned long *)shadow_data = *(unsigned long *)ctor_data;
+	mmfix_count(&mmfix_khugepaged_scan, KS_CURSORS);
+	return 0;
+}
+
+static void ks_cursor_dtor(void *obj, void *shadow_data)
+{
+	mmfix_count_add(&mmfix_khugepaged_scan, KS_CURSORS, -1);
+}
+
+/*
+ * Where the scan of @slot starts, with the fix on: the address saved when
+ * its last scan lost the trylock, else 0.  The cursor is consumed, so a
+ * saved cursor exists only for mms that are not being scanned.  Called
+ * with khugepaged_mm_lock held.
+ */
+static unsigned long ks_cursor_take(struct mmfix_mm_slot *slot)
+{
+	unsigned long *saved = klp_shadow_get(slot, KS_CURSOR_ID);
+	unsigned long addr;
+
+	if (!saved)
+		return 0;
+	addr = *saved;
+	klp_shadow_free(slot, KS_CURSOR_ID, ks_cursor_dtor);
+	mmfix_count(&mmfix_khugepaged_scan, KS_RESUMED);
+	return addr;
+}
+
+/* Remember @addr for @slot, the mm being scanned; may sleep. */
+static void ks_cursor_save(struct mmfix_mm_slot *slot, unsigned long addr)
+{
+	unsigned long *saved;
+
+	if (!addr)
+		return;
+	saved = klp_shadow_get_or_alloc(slot, KS_CURSOR_ID, sizeof(*saved),
+					GFP_KERNEL, ks_cursor_ctor, &addr);
+	if (saved)
+		*saved = addr;
+}
+
+static void ks_cursor_free(struct mmfix_mm_slot *slot)
+{
+	klp_shadow_free(slot, KS_CURSOR_ID, ks_cursor_dtor);
+}
+
+/*
+ * With the fix on, the scan address moves past @vma once it has been dealt
+ * with.  False when ALIGN() wraps: @vma ends the address space and is the
+ * last VMA.
+ */
+static bool ks_cursor_past(struct vm_area_struct *vma)
+{
+	unsigned long next = ALIGN(vma->vm_end, HPAGE_PMD_SIZE);
+
+	if (unlikely(next < vma->vm_end))
+		return false;
+	if (next > ks_scan->address)
+		ks_scan->address = next;
+	return true;
+}
+
+/* collect_mm_slot(), which only khugepaged() calls, and the cursor. */
+static void ks_collect_mm_slot(struct mmfix_mm_slot *slot)
+{
+	struct mm_struct *mm = slot->mm;
+
+	lockdep_assert_held(ks_mm_lock);
+
+	if (ks_exit(mm)) {
+		hash_del(&slot->hash);
+		list_del(&slot->mm_node);
+		ks_cursor_free(slot);
+		kmem_cache_free(mm_slot_cache, slot);
+		mmdrop(mm);
+	}
+}
+
+/* --- read-lock holds of one scan ------------------------------------ */
+
+/*
+ * One scan's walk.  Contention is checked every batch VMAs or tick with
+ * the fix off too, only to count: a writer found waiting at a check
+ * arrived after the previous check, so walked - quiet bounds the VMAs
+ * walked while it waited.
+ */
+struct ks_walk {
+	bool fix;			/* the switch, read once per scan */
+	bool waiter;			/* a check found a writer waiting */
+	unsigned int batch;		/* VMAs between contention checks */
+	unsigned int walked;		/* VMAs walked in this hold */
+	unsigned int since_check;	/* VMAs walked since the last check */
+	unsigned int quiet;		/* walked at the last check without */
+	unsigned long tick;		/* jiffies at the last check */
+	u64 start;			/* local_clock() at lock time, 0: none */
+};
+
+static void ks_hold_begin(struct ks_walk *w)
+{
+	w->start = local_clock();
+	w->tick = jiffies;
+	w->waiter = false;
+	w->walked = 0;
+	w->since_check = 0;
+	w->quiet = 0;
+}
+
+/*
+ * The read lock was released at @end.  A collapse function that releases
+ * it is counted up to its call: it scans at most one PMD's PTEs before.
+ */
+static void ks_hold_end_at(struct ks_walk *w, u64 end)
+{
+	struct mmfix_fix *fix = &mmfix_khugepaged_scan;
+	u64 ns;
+
+	if (!w->start)
+		return;
+	ns = end - w->start;
+	w->start = 0;
+	mmfix_count(fix, KS_HOLDS);
+	mmfix_count_add(fix, KS_HOLD_TOTAL_NS, ns);
+	mmfix_count_max(fix, KS_HOLD_MAX_NS, ns);
+	mmfix_count_max(fix, KS_HOLD_MAX_VMAS, w->walked);
+	if (w->waiter)
+		mmfix_count_max(fix, KS_WAIT_MAX_VMAS, w->walked - w->quiet);
+}
+
+static void ks_hold_end(struct ks_walk *w)
+{
+	ks_hold_end_at(w, local_clock());
+}
+
+static void ks_vma_walked(struct ks_walk *w)
+{
+	w->walked++;
+	w->since_check++;
+}
+
+/*
+ * After a batch of VMAs or a tick, check for a writer waiting; with the
+ * fix on, drop and retake the read lock then and point @vmi at the scan
+ * address.  True if it did; the caller continues with the VMA found there.
+ */
+static bool ks_relieve(struct ks_walk *w, struct mm_struct *mm,
+		       struct vma_iterator *vmi)
+{
+	if (!w->since_check)
+		return false;
+	if (w->since_check < w->batch && !time_after(jiffies, w->tick))
+		return false;
+	w->since_check = 0;
+	w->tick = jiffies;
+	if (w->waiter)
+		return false;
+	if (!mmap_lock_is_contended(mm)) {
+		w->quiet = w->walked;
+		return false;
+	}
+	w->waiter = true;
+	if (!w->fix)
+		return false;
+
+	mmap_read_unlock(mm);
+	ks_hold_end(w);
+	mmfix_count(&mmfix_khugepaged_scan, KS_LOCK_DROPS);
+	cond_resched();
+	mmap_read_lock(mm);
+	ks_hold_begin(w);
+	vma_iter_init(vmi, mm, ks_scan->address);
+	return true;
+}
+
+static void ks_walk_init(struct ks_walk *w, unsigned int pages_to_scan)
+{
+	w->fix = mmfix_fix_on(&mmfix_khugepaged_scan);
+	w->batch = max(pages_to_scan / 4, 1U);
+	w->start = 0;
+	mmfix_count(&mmfix_khugepaged_scan, KS_SCANS);
+}
+
+/* --- the kernel's khugepaged(), per series, plus the fix ------------- */
+
+#ifdef MMFIX_KHUGEPAGED_V6_1
+/* khugepaged_collapse_pte_mapped_thps(), CONFIG_SHMEM=y */
+static void ks_collapse_pte_mapped_thps(struct mmfix_mm_slot *slot)
+{
+	struct mmfix_khugepaged_mm_slot *mm_slot =
+		container_of(slot, struct mmfix_khugepaged_mm_slot, slot);
+	struct mm_struct *mm = slot->mm;
+	int i;
+
+	if (likely(mm_slot->nr_pte_mapped_thp == 0))
+		return;
+
+	if (!mmap_write_trylock(mm))
+		return;
+
+	if (unlikely(ks_exit(mm)))
+		goto out;
+
+	for (i = 0; i < mm_slot->nr_pte_mapped_thp; i++)
+		collapse_pte_mapped_thp(mm, mm_slot->pte_mapped_thp[i], false);
+
+out:
+	mm_slot->nr_pte_mapped_thp = 0;
+	mmap_write_unlock(mm);
+}
+#endif
+
+#ifndef MMFIX_KHUGEPAGED_V7
+/* khugepaged_scan_mm_slot(), 6.1 and 6.12 */
+static unsigned int ks_scan_mm_slot(unsigned int pages, int *result,
+				    struct mmfix_collapse_control *cc,
+				    unsigned int pages_to_scan)
+	__releases(&khugepaged_mm_lock)
+	__acquires(&khugepaged_mm_lock)
+{
+	struct vma_iterator vmi;
+	struct mmfix_mm_slot *slot, *mm_slot;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	struct ks_walk w;
+	bool lock_failed = false;
+	int progress = 0;
+
+	lockdep_assert_held(ks_mm_lock);
+	*result = MMFIX_SCAN_FAIL;
+	ks_walk_init(&w, pages_to_scan);
+
+	if (ks_scan->mm_slot) {
+		mm_slot = ks_scan->mm_slot;
+		slot = mm_slot;
+	} else {
+		slot = list_entry(ks_scan->mm_head.next,
+				  struct mmfix_mm_slot, mm_node);
+		mm_slot = slot;
+		ks_scan->address = w.fix ? ks_cursor_take(slot) : 0;
+		ks_scan->mm_slot = mm_slot;
+	}
+	spin_unlock(ks_mm_lock);
+#ifdef MMFIX_KHUGEPAGED_V6_1
+	ks_collapse_pte_mapped_thps(mm_slot);
+#endif
+
+	mm = slot->mm;
+	/*
+	 * Don't wait for semaphore (to avoid long wait times).  Just move to
+	 * the next mm on the list.
+	 */
+	vma = NULL;
+	if (unlikely(!mmap_read_trylock(mm))) {
+		lock_failed = true;
+		goto breakouterloop_mmap_lock;
+	}
+	ks_hold_begin(&w);
+
+	progress++;
+	if (unlikely(KS_EXIT_OR_DISABLE(mm)))
+		goto breakouterloop;
+
+	vma_iter_init(&vmi, mm, ks_scan->address);
+	for_each_vma(vmi, vma) {
+		unsigned long hstart, hend;
+
+		if (ks_relieve(&w, mm, &vmi))
+			continue;
+		ks_vma_walked(&w);
+		cond_resched();
+		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
+			progress++;
+			break;
+		}
+		if (!KS_VMA_ELIGIBLE(vma)) {
+			mmfix_count(&mmfix_khugepaged_scan, KS_VMAS_SKIPPED);
+skip:
+			progress++;
+			if (w.fix && !ks_cursor_past(vma)) {
+				vma = NULL;
+				break;
+			}
+			continue;
+		}
+		hstart = round_up(vma->vm_start, HPAGE_PMD_SIZE);
+		hend = round_down(vma->vm_end, HPAGE_PMD_SIZE);
+		if (ks_scan->address > hend)
+			goto skip;
+		if (ks_scan->address < hstart)
+			ks_scan->address = hstart;
+
+		while (ks_scan->address < hend) {
+			bool mmap_locked = true;
+			u64 call;
+
+			cond_resched();
+			if (unlikely(KS_EXIT_OR_DISABLE(mm)))
+				goto breakouterloop;
+
+			if (IS_ENABLED(CONFIG_SHMEM) && !vma_is_anonymous(vma)) {
+				struct file *file = get_file(vma->vm_file);
+				pgoff_t pgoff = linear_page_index(vma,
+						ks_scan->address);
+
+				mmap_read_unlock(mm);
+				ks_hold_end(&w);
+				mmap_locked = false;
+				*result = hpage_collapse_scan_file(mm,
+					ks_scan->address, file, pgoff, cc);
+				fput(file);
+#ifdef MMFIX_KHUGEPAGED_V6_12
+				if (*result == MMFIX_SCAN_PTE_MAPPED_HUGEPAGE) {
+					mmap_read_lock(mm);
+					ks_hold_begin(&w);
+					if (KS_EXIT_OR_DISABLE(mm))
+						goto breakouterloop;
+					*result = collapse_pte_mapped_thp(mm,
+						ks_scan->address, false);
+					if (*result == MMFIX_SCAN_PMD_MAPPED)
+						*result = MMFIX_SCAN_SUCCEED;
+					mmap_read_unlock(mm);
+					ks_hold_end(&w);
+				}
+#endif
+			} else {
+				call = local_clock();
+				*result = hpage_collapse_scan_pmd(mm, vma,
+					ks_scan->address, &mmap_locked, cc);
+				if (!mmap_locked)
+					ks_hold_end_at(&w, call);
+			}
+
+#ifdef MMFIX_KHUGEPAGED_V6_1
+			switch (*result) {
+			case MMFIX_SCAN_PTE_MAPPED_HUGEPAGE: {
+				pmd_t *pmd;
+
+				*result = find_pmd_or_thp_or_none(mm,
+						ks_scan->address, &pmd);
+				if (*result != MMFIX_SCAN_SUCCEED)
+					break;
+				if (!khugepaged_add_pte_mapped_thp(mm,
+						ks_scan->address))
+					break;
+			} fallthrough;
+			case MMFIX_SCAN_SUCCEED:
+				++khugepaged_pages_collapsed;
+				break;
+			default:
+				break;
+			}
+#else
+			if (*result == MMFIX_SCAN_SUCCEED)
+				++khugepaged_pages_collapsed;
+#endif
+
+			/* move to next address */
+			ks_scan->address += HPAGE_PMD_SIZE;
+			progress += HPAGE_PMD_NR;
+			if (!mmap_locked)
+				/*
+				 * We released mmap_lock so break loop.  Note
+				 * that we drop mmap_lock before all hugepage
+				 * allocations, so if allocation fails, we are
+				 * guaranteed to break here and report the
+				 * correct result back to caller.
+				 */
+				goto breakouterloop_mmap_lock;
+			if (progress >= pages)
+				goto breakouterloop;
+		}
+		if (w.fix && !ks_cursor_past(vma)) {
+			vma = NULL;
+			break;
+		}
+	}
+breakouterloop:
+	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
+	ks_hold_end(&w);
+breakouterloop_mmap_lock:
+	if (w.fix && lock_failed)
+		ks_cursor_save(slot, ks_scan->address);
+
+	spin_lock(ks_mm_lock);
+	/*
+	 * Release the current mm_slot if this mm is about to die, or
+	 * if we scanned all vmas of this mm.
+	 */
+	if (ks_exit(mm) || !vma) {
+		/*
+		 * Make sure that if mm_users is reaching zero while
+		 * khugepaged runs here, khugepaged_exit will find
+		 * mm_slot not pointing to the exiting mm.
+		 */
+		if (slot->mm_node.next != &ks_scan->mm_head) {
+			slot = list_entry(slot->mm_node.next,
+					  struct mmfix_mm_slot, mm_node);
+			ks_scan->mm_slot = slot;
+			ks_scan->address = w.fix ? ks_cursor_take(slot) : 0;
+		} else {
+			ks_scan->mm_slot = NULL;
+			khugepaged_full_scans++;
+		}
+
+		ks_collect_mm_slot(mm_slot);
+	}
+
+	return progress;
+}
+#else /* MMFIX_KHUGEPAGED_V7 */
+/* collapse_scan_mm_slot(), 7.2 and 7.3 */
+static void ks_scan_mm_slot(unsigned int progress_max, int *result,
+			    struct mmfix_collapse_control *cc)
+	__releases(&khugepaged_mm_lock)
+	__acquires(&khugepaged_mm_lock)
+{
+	struct vma_iterator vmi;
+	struct mmfix_mm_slot *slot;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	unsigned int progress_prev = cc->progress;
+	struct ks_walk w;
+	bool lock_failed = false;
+
+	lockdep_assert_held(ks_mm_lock);
+	*result = MMFIX_SCAN_FAIL;
+	ks_walk_init(&w, progress_max);
+
+	if (ks_scan->mm_slot) {
+		slot = ks_scan->mm_slot;
+	} else {
+		slot = list_first_entry(&ks_scan->mm_head,
+					struct mmfix_mm_slot, mm_node);
+		ks_scan->address = w.fix ? ks_cursor_take(slot) : 0;
+		ks_scan->mm_slot = slot;
+	}
+	spin_unlock(ks_mm_lock);
+
+	mm = slot->mm;
+	/*
+	 * Don't wait for semaphore (to avoid long wait times).  Just move to
+	 * the next mm on the list.
+	 */
+	vma = NULL;
+	if (unlikely(!mmap_read_trylock(mm))) {
+		lock_failed = true;
+		goto breakouterloop_mmap_lock;
+	}
+	ks_hold_begin(&w);
+
+	cc->progress++;
+	if (unlikely(KS_EXIT_OR_DISABLE(mm)))
+		goto breakouterloop;
+
+	vma_iter_init(&vmi, mm, ks_scan->address);
+	for_each_vma(vmi, vma) {
+		unsigned long hstart, hend;
+
+		if (ks_relieve(&w, mm, &vmi))
+			continue;
+		ks_vma_walked(&w);
+		cond_resched();
+		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
+			cc->progress++;
+			break;
+		}
+		if (!thp_vma_allowable_orders(vma, vma->vm_flags, TVA_KHUGEPAGED,
+					      vma_is_anonymous(vma) ?
+					      THP_ORDERS_ALL_ANON :
+					      BIT(HPAGE_PMD_ORDER))) {
+			mmfix_count(&mmfix_khugepaged_scan, KS_VMAS_SKIPPED);
+			cc->progress++;
+			if (w.fix && !ks_cursor_past(vma)) {
+				vma = NULL;
+				break;
+			}
+			continue;
+		}
+		hstart = ALIGN(vma->vm_start, HPAGE_PMD_SIZE);
+		hend = ALIGN_DOWN(vma->vm_end, HPAGE_PMD_SIZE);
+		if (ks_scan->address > hend) {
+			cc->progress++;
+			continue;
+		}
+		if (ks_scan->address < hstart)
+			ks_scan->address = hstart;
+
+		while (ks_scan->address < hend) {
+			bool lock_dropped = false;
+			u64 call;
+
+			cond_resched();
+			if (unlikely(KS_EXIT_OR_DISABLE(mm)))
+				goto breakouterloop;
+
+			call = local_clock();
+			*result = collapse_single_pmd(ks_scan->address,
+						      vma, &lock_dropped, cc);
+			/* move to next address */
+			ks_scan->address += HPAGE_PMD_SIZE;
+			if (lock_dropped) {
+				/*
+				 * We released mmap_lock so break loop.  Note
+				 * that we drop mmap_lock before all hugepage
+				 * allocations, so if allocation fails, we are
+				 * guaranteed to break here and report the
+				 * correct result back to caller.
+				 */
+				ks_hold_end_at(&w, call);
+				goto breakouterloop_mmap_lock;
+			}
+			if (cc->progress >= progress_max)
+				goto breakouterloop;
+		}
+		if (w.fix && !ks_cursor_past(vma)) {
+			vma = NULL;
+			break;
+		}
+	}
+breakouterloop:
+	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
+	ks_hold_end(&w);
+breakouterloop_mmap_lock:
+	if (w.fix && lock_failed)
+		ks_cursor_save(slot, ks_scan->address);
+
+	spin_lock(ks_mm_lock);
+	/*
+	 * Release the current mm_slot if this mm is about to die, or
+	 * if we scanned all vmas of this mm, or THP got disabled.
+	 */
+	if (KS_EXIT_OR_DISABLE(mm) || !vma) {
+		/*
+		 * Make sure that if mm_users is reaching zero while
+		 * khugepaged runs here, khugepaged_exit will find
+		 * mm_slot not pointing to the exiting mm.
+		 */
+		if (!list_is_last(&slot->mm_node, &ks_scan->mm_head)) {
+			ks_scan->mm_slot = list_next_entry(slot, mm_node);
+			ks_scan->address = w.fix ?
+				ks_cursor_take(ks_scan->mm_slot) : 0;
+		} else {
+			ks_scan->mm_slot = NULL;
+			khugepaged_full_scans++;
+		}
+
+		ks_collect_mm_slot(slot);
+	}
+
+	/* trace_mm_khugepaged_scan(), without a jump label on its key */
+	if (static_key_enabled(&__tracepoint_mm_khugepaged_scan.key)) {
+		guard(srcu_fast_notrace)(&tracepoint_srcu);
+		__traceiter_mm_khugepaged_scan(NULL, mm,
+					       cc->progress - progress_prev,
+					       ks_scan->mm_slot == NULL);
+	}
+}
+#endif /* MMFIX_KHUGEPAGED_V7 */
+
+static int ks_has_work(void)
+{
+	return !list_empty(&ks_scan->mm_head) && KS_THP_ENABLED();
+}
+
+static int ks_wait_event(void)
+{
+	return !list_empty(&ks_scan->mm_head) ||
+		kthread_should_stop();
+}
+
+static void ks_alloc_sleep(void)
+{
+	DEFINE_WAIT(wait);
+
+	add_wait_queue(ks_wait, &wait);
+	__set_current_state(TASK_INTERRUPTIBLE | TASK_FREEZABLE);
+	schedule_timeout(msecs_to_jiffies(khugepaged_alloc_sleep_millisecs));
+	remove_wait_queue(ks_wait, &wait);
+}
+
+/* khugepaged_do_scan() */
+static void ks_do_scan(struct mmfix_collapse_control *cc)
+{
+#ifndef MMFIX_KHUGEPAGED_V7
+	unsigned int progress = 0, pass_through_head = 0;
+	unsigned int pages = READ_ONCE(khugepaged_pages_to_scan);
+#else
+	const unsigned int progress_max = READ_ONCE(khugepaged_pages_to_scan);
+	unsigned int pass_through_head = 0;
+#endif
+	bool wait = true;
+	int result = MMFIX_SCAN_SUCCEED;
+
+	lru_add_drain_all();
+
+#ifdef MMFIX_KHUGEPAGED_V7
+	cc->progress = 0;
+#endif
+	while (true) {
+		cond_resched();
+
+#ifdef MMFIX_KHUGEPAGED_V6_1
+		if (unlikely(kthread_should_stop() || try_to_freeze()))
+			break;
+#else
+		if (unlikely(kthread_should_stop()))
+			break;
+#endif
+
+		spin_lock(ks_mm_lock);
+		if (!ks_scan->mm_slot)
+			pass_through_head++;
+#ifndef MMFIX_KHUGEPAGED_V7
+		if (ks_has_work() &&
+		    pass_through_head < 2)
+			progress += ks_scan_mm_slot(pages - progress,
+						    &result, cc, pages);
+		else
+			progress = pages;
+		spin_unlock(ks_mm_lock);
+
+		if (progress >= pages)
+			break;
+#else
+		if (ks_has_work() &&
+		    pass_through_head < 2)
+			ks_scan_mm_slot(progress_max, &result, cc);
+		else
+			cc->progress = progress_max;
+		spin_unlock(ks_mm_lock);
+
+		if (cc->progress >= progress_max)
+			break;
+#endif
+
+		if (result == MMFIX_SCAN_ALLOC_HUGE_PAGE_FAIL) {
+			/*
+			 * If fail to allocate the first time, try to sleep for
+			 * a while.  When hit again, cancel the scan.
+			 */
+			if (!wait)
+				break;
+			wait = false;
+			ks_alloc_sleep();
+		}
+	}
+}
+
+static bool ks_should_wakeup(void)
+{
+	return kthread_should_stop() ||
+	       time_after_eq(jiffies, khugepaged_sleep_expire);
+}
+
+static void ks_wait_work(void)
+{
+	if (ks_has_work()) {
+		const unsigned long scan_sleep_jiffies =
+			msecs_to_jiffies(khugepaged_scan_sleep_millisecs);
+
+		if (!scan_sleep_jiffies)
+			return;
+
+		khugepaged_sleep_expire = jiffies + scan_sleep_jiffies;
+		wait_event_freezable_timeout(*ks_wait,
+					     ks_should_wakeup(),
+					     scan_sleep_jiffies);
+		return;
+	}
+
+	if (KS_THP_ENABLED())
+		wait_event_freezable(*ks_wait, ks_wait_event());
+}
+
+/* Replaces khugepaged(), the khugepaged kthread's function. */
+static int mmfix_khugepaged(void *none)
+{
+	struct mmfix_mm_slot *slot;
+
+	set_freezable();
+	set_user_nice(current, MAX_NICE);
+
+	while (!kthread_should_stop()) {
+		ks_do_scan(&khugepaged_collapse_control);
+		ks_wait_work();
+	}
+
+	spin_lock(ks_mm_lock);
+	slot = ks_scan->mm_slot;
+	ks_scan->mm_slot = NULL;
+	if (slot)
+		ks_collect_mm_slot(slot);
+	spin_unlock(ks_mm_lock);
+	return 0;
+}
+
+/* Replaces __khugepaged_exit(): the kernel's, plus freeing the cursor. */
+static void mmfix_khugepaged_exit(struct mm_struct *mm)
+{
+	struct mmfix_mm_slot *slot = NULL, *tmp;
+	int free = 0;
+
+	spin_lock(ks_mm_lock);
+	hash_for_each_possible(mm_slots_hash, tmp, hash, (unsigned long)mm)
+		if (mm == tmp->mm) {
+			slot = tmp;
+			break;
+		}
+	if (slot && ks_scan->mm_slot != slot) {
+		hash_del(&slot->hash);
+		list_del(&slot->mm_node);
+		free = 1;
+	}
+	spin_unlock(ks_mm_lock);
+
+	if (free) {
+		KS_CLEAR_VM_HUGEPAGE(mm);
+		ks_cursor_free(slot);
+		kmem_cache_free(mm_slot_cache, slot);
+		mmdrop(mm);
+	} else if (slot) {
+		/*
+		 * This is required to serialize against
+		 * hpage_collapse_test_exit() (which is guaranteed to run
+		 * under mmap sem read mode). Stop here (after we return all
+		 * pagetables will be destroyed) until khugepaged has finished
+		 * working on the pagetables under the mmap_lock.
+		 */
+		mmap_write_lock(mm);
+		mmap_write_unlock(mm);
+	}
+}
+
+/* --- restarting the thread around patch transitions ------------------ */
+
+static struct task_struct *ks_holder;
+static DECLARE_COMPLETION(ks_held);
+static bool ks_was_running;
+
+/* Called with khugepaged_mutex held, like start_stop_khugepaged(). */
+static void ks_stop_locked(void)
+{
+	ks_was_running = *ks_thread;
+	if (ks_was_running) {
+		kthread_stop(*ks_thread);
+		*ks_thread = NULL;
+	}
+}
+
+static void ks_start_locked(void)
+{
+	struct task_struct *t;
+
+	if (!ks_was_running || *ks_thread)
+		return;
+	t = kthread_run(khugepaged, NULL, "khugepaged");
+	if (IS_ERR(t)) {
+		pr_err("khugepaged: kthread_run(khugepaged) failed\n");
+		return;
+	}
+	*ks_thread = t;
+	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
+}
+
+/*
+ * Holds khugepaged_mutex with khugepaged stopped from before a patch
+ * transition until after it, then starts khugepaged again if it ran.
+ * Writers of the THP sysfs files wait on the mutex meanwhile, so no
+ * khugepaged is started while tasks run mixed old and new code.
+ */
+static int ks_hold(void *unused)
+{
+	mutex_lock(ks_mutex);
+	ks_stop_locked();
+	complete(&ks_held);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_IDLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	ks_start_locked();
+	mutex_unlock(ks_mutex);
+	return 0;
+}
+
+/* Before a transition: stop khugepaged and hold it stopped. */
+static int ks_stop_for_transition(void)
+{
+	struct task_struct *t;
+
+	reinit_completion(&ks_held);
+	t = kthread_run(ks_hold, NULL, "mmfix-khpd-hold");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(&ks_held);
+	ks_holder = t;
+	return 0;
+}
+
+/* After a transition (or a failed start): start khugepaged again. */
+static void ks_start_after_transition(void)
+{
+	if (ks_holder) {
+		kthread_stop(ks_holder);
+		ks_holder = NULL;
+		return;
+	}
+	mutex_lock(ks_mutex);
+	ks_start_locked();
+	mutex_unlock(ks_mutex);
+}
+
+static int ks_pre_patch(struct mmfix_fix *fix)
+{
+	ks_scan = &khugepaged_scan;
+	ks_mm_lock = &khugepaged_mm_lock;
+	ks_wait = &khugepaged_wait;
+	ks_thread = &khugepaged_thread;
+	ks_mutex = &khugepaged_mutex;
+	return ks_stop_for_transition();
+}
+
+static void ks_post_patch(struct mmfix_fix *fix)
+{
+	ks_start_after_transition();
+}
+
+static void ks_pre_unpatch(struct mmfix_fix *fix)
+{
+	if (!ks_stop_for_transition())
+		return;
+	/*
+	 * No holder thread: stop khugepaged here.  Until the transition ends
+	 * a THP sysfs write could start one that runs this patch's code.
+	 */
+	pr_warn("khugepaged_scan: no holder thread; khugepaged stopped without holding its mutex\n");
+	mutex_lock(ks_mutex);
+	ks_stop_locked();
+	mutex_unlock(ks_mutex);
+}
+
+/* Also after a failed or reversed patching: the kernel's code runs again. */
+static void ks_post_unpatch(struct mmfix_fix *fix)
+{
+	ks_start_after_transition();
+	klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+}
+
+static struct klp_func mmfix_khugepaged_scan_funcs[] = {
+	{
+		.old_name = "khugepaged",
+		.new_func = mmfix_khugepaged,
+	},
+	{
+		.old_name = "__khugepaged_exit",
+		.new_func = mmfix_khugepaged_exit,
+	},
+	{ }
+};
+
+static const char * const mmfix_khugepaged_scan_counters[] = {
+	[KS_SCANS]		= "scans",
+	[KS_RESUMED]		= "resumed",
+	[KS_LOCK_DROPS]		= "lock_drops",
+	[KS_VMAS_SKIPPED]	= "vmas_skipped",
+	[KS_HOLDS]		= "holds",
+	[KS_HOLD_TOTAL_NS]	= "hold_total_ns",
+	[KS_HOLD_MAX_NS]	= "hold_max_ns",
+	[KS_HOLD_MAX_VMAS]	= "hold_max_vmas",
+	[KS_WAIT_MAX_VMAS]	= "wait_max_vmas",
+	[KS_CURSORS]		= "cursors",
+	[KS_RESTARTS]		= "restarts",
+	NULL
+};
+
+static void mmfix_khugepaged_scan_init(struct mmfix_fix *fix)
+{
+	fix->applicable = true;
+	fix->reason = "khugepaged() resumes each mm where it stopped and drops a contended mmap_lock between VMA batches";
+}
+
+struct mmfix_fix mmfix_khugepaged_scan = {
+	.funcs = mmfix_khugepaged_scan_funcs,
+	.counter_names = mmfix_khugepaged_scan_counters,
+	.max_counters = BIT(KS_HOLD_MAX_NS) | BIT(KS_HOLD_MAX_VMAS) |
+			BIT(KS_WAIT_MAX_VMAS),
+	.init = mmfix_khugepaged_scan_init,
+	.pre_patch = ks_pre_patch,
+	.post_patch = ks_post_patch,
+	.pre_unpatch = ks_pre_unpatch,
+	.post_unpatch = ks_post_unpatch,
+};
+
+#endif /* MMFIX_SUPPORTED */
