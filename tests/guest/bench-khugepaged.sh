@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-khugepaged.sh MODE: khugepaged_scan off vs on, one boot (ci: one
+# size, one repetition; full: the docs figures).  Loads mmfix for every run
+# (a fresh load starts the max counters at 0) and unloads it after.
+# Prints TSV rows on stdout:
+#   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
+#   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
+# Configs, for each count N of one-page VMAs in front of the late region:
+#   hold-N      one writer pinned with khugepaged to CPU 0, sleeping 200 us
+#               between mmap/munmap pairs: hold_max_vmas, wait_max_vmas
+#               (VMAs walked while that writer waited), hold_max_us;
+#   collapse-N  two busy writers, 16 MiB late region: full_scans and ms
+#               until it is all THPs, collapsed (0 if not within LIMIT s).
+# Counts are exact; ms and us are timings (noisy under TCG).
+
+KS=/sys/kernel/mmfix/fixes/khugepaged_scan
+THP=/sys/kernel/mm/transparent_hugepage
+
+case ${1:-ci} in
+full)	sizes="100000 200000"; reps=3; limit=90 ;;
+*)	sizes="100000"; reps=1; limit=25 ;;
+esac
+
+bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+kpid() { ps | awk '$NF == "[khugepaged]" { print $1 }'; }
+
+# one_run N STATE REP: load mmfix with the fix STATE, both workloads, unload.
+one_run() {
+	local n=$1 st=$2 rep=$3 out
+	if [ "$st" = on ]; then
+		mmfix_load enable=khugepaged_scan
+	else
+		mmfix_load
+	fi || { echo "bench: load failed: $MMFIX_ERR" >&2; return 1; }
+	taskset -p 1 "$(kpid)" >/dev/null
+	out=$(thpscan -n "$n" -r 4 -w 1 -s 200 -p 0 -t "$limit")
+	echo "# hold-$n $st: $out" >&2
+	bench_row hold_max_vmas "hold-$n" "$st" "$rep" "$(cat $KS/hold_max_vmas)"
+	bench_row wait_max_vmas "hold-$n" "$st" "$rep" "$(cat $KS/wait_max_vmas)"
+	bench_row hold_max_us "hold-$n" "$st" "$rep" "$(( $(cat $KS/hold_max_ns) / 1000 ))"
+	taskset -p 3 "$(kpid)" >/dev/null
+	out=$(thpscan -n "$n" -r 16 -w 2 -t "$limit")
+	echo "# collapse-$n $st: $out" >&2
+	bench_row full_scans "collapse-$n" "$st" "$rep" "$(field full_scans "$out")"
+	bench_row ms "collapse-$n" "$st" "$rep" "$(field ms "$out")"
+	bench_row collapsed "collapse-$n" "$st" "$rep" "$(field collapsed "$out")"
+	mmfix_unload || { echo "bench: unload failed: $MMFIX_ERR" >&2; return 1; }
+}
+
+rows=/tmp/bench-khugepaged.tsv
+: >$rows
+echo madvise >$THP/enabled
+echo 10 >$THP/khugepaged/scan_sleep_millisecs
+rep=1
+while [ $rep -le $reps ]; do
+	# alternate which state goes first, so drift hits both alike
+	if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+	for n in $sizes; do
+		for st in $order; do one_run "$n" "$st" "$rep" | tee -a $rows; done
+	done
+	rep=$((rep + 1))
+done
+
+# median per (metric, config, state), then on/off
+sed 's/^BENCH //' $rows | awk -F'\t' '
+	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
+	END {
+		for (k in n) {
+			m = n[k]
+			for (i = 1; i <= m; i++) a[i] = v[k, i]
+			for (i = 1; i <= m; i++)
+				for (j = i + 1; j <= m; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med[k] = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
+		for (k in med) {
+			split(k, p, "\t")
+			if (p[3] != "off") continue
+			on = p[1] "\t" p[2] "\ton"
+			if (!(on in med)) continue
+			r = med[k] ? sprintf("%.3f", med[on] / med[k]) : "-"
+			printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], med[on], r
+		}
+	}' | sort
