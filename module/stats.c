@@ -213,7 +213,6 @@ static void mmfix_stats_reset(void)
 		if (!cpu_online(cpu))
 			mmfix_stats_zero(cpu);
 	cpus_read_unlock();
-	mmfix_stats_lru_reset_missed();
 	mutex_unlock(&mmfix_stats_mutex);
 }
 
@@ -452,18 +451,7 @@ static const struct attribute_group mmfix_class_group = {
 	.is_visible = mmfix_class_visible,
 };
 
-/* sysfs: lru_lock/{missed,unmatched}, lru_lock/node<N>/ *******************/
-
-static ssize_t missed_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	u64 v;
-
-	mutex_lock(&mmfix_stats_mutex);
-	v = mmfix_stats_lru_missed();
-	mutex_unlock(&mmfix_stats_mutex);
-	return sysfs_emit(buf, "%llu\n", v);
-}
+/* sysfs: lru_lock/unmatched, lru_lock/node<N>/ ****************************/
 
 static ssize_t unmatched_show(struct kobject *kobj,
 			      struct kobj_attribute *attr, char *buf)
@@ -472,11 +460,9 @@ static ssize_t unmatched_show(struct kobject *kobj,
 		offsetof(struct mmfix_stats_cpu, lru_unmatched)));
 }
 
-static struct kobj_attribute mmfix_lru_missed_attr = __ATTR_RO(missed);
 static struct kobj_attribute mmfix_lru_unmatched_attr = __ATTR_RO(unmatched);
 
 static struct attribute *mmfix_lru_attrs[] = {
-	&mmfix_lru_missed_attr.attr,
 	&mmfix_lru_unmatched_attr.attr,
 	NULL
 };

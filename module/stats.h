@@ -149,8 +149,6 @@ void mmfix_stats_lru_disarm(void);
 void mmfix_stats_lru_stop(void);
 void mmfix_stats_lru_contention_begin(void *lock);
 void mmfix_stats_lru_contention_end(void *lock);
-u64 mmfix_stats_lru_missed(void);
-void mmfix_stats_lru_reset_missed(void);
 
 /*
  * stats_mmap.c: start() allocates the per-task table and registers the

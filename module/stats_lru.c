@@ -2,59 +2,61 @@
 /*
  * lruvec->lru_lock statistics (docs/lock-stats.md).
  *
- * Acquisitions: kretprobes on folio_lruvec_lock(), _irq() and _irqsave(),
- * out of line in every supported kernel; each returns the lruvec it
- * locked.  Contention: lock:contention_begin/end (stats.c passes on the
- * spinlock ones) while one of them runs on this CPU and context, kept
- * only when the lock waited for is the one returned.
+ * Two ftrace callbacks, nothing else:
  *
- * Hold time runs from that return to the matching unlock.  Callers
- * unlock with inline spin_unlock*(&lruvec->lru_lock), which ends in the
- * out-of-line _raw_spin_unlock(), _irq() or _irqrestore().  One ftrace
- * callback on those three (cheaper than a kprobe: no int3, no kprobe
- * lookup) compares the lock with the one this CPU holds in this
- * context.  A spinlock holder cannot sleep or migrate, and whatever
- * interrupts it runs in a higher context, so a per-CPU slot per context
- * follows exactly one hold.  Every unlock in the system pays for the
- * callback while stats are on; nothing is registered while they are off.
+ * - On entry of folio_lruvec_lock(), _irq() and _irqsave() (out of line
+ *   in every supported kernel) the callback works out, as folio_lruvec()
+ *   does, the lruvec the function is about to lock -- the function makes
+ *   the same lookup next -- and opens a hold in this CPU's slot for the
+ *   current context.
+ * - On entry of _raw_spin_unlock(), _irq() and _irqrestore(), where the
+ *   callers' inline spin_unlock*(&lruvec->lru_lock) end up, the callback
+ *   compares the lock with the one this CPU holds in this context and,
+ *   when it matches, counts the acquisition and its hold.
+ *
+ * A spinlock holder cannot sleep or migrate, and whatever interrupts it
+ * runs in a higher context, so a per-CPU slot per context follows exactly
+ * one hold.  lock:contention_begin/end on the held lock (stats.c passes
+ * the spinlock ones on) mark the acquisition contended, add the spin to
+ * its wait and move the start of the hold to the end of the spin.
+ *
+ * If the lruvec changes between the callback and the function's own
+ * lookup (7.x reparents folios of a dying memcg; the function then
+ * retries), the function unlocks the first lruvec itself, which ends the
+ * hold; the lock it then takes is not counted.  A hold whose unlock is
+ * never seen (the task was preempted and moved before taking the lock)
+ * is counted as unmatched when the slot is next used, without a time.
+ *
+ * Every spin_unlock in the system pays for one callback while stats are
+ * on (a per-CPU load and a compare); nothing is registered while off.
  */
 #include <linux/ftrace.h>
-#include <linux/kprobes.h>
 #include <linux/memcontrol.h>
 #include <linux/mmzone.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "stats.h"
 
-/* State of the lru_lock taken in one context of one CPU. */
+/* The lru_lock held (or being taken) in one context of one CPU. */
 struct mmfix_lru_slot {
-	/* Between entry and return of folio_lruvec_lock*(), else NULL. */
+	void *held;		/* NULL when none */
 	struct task_struct *task;
-	void *wait_lock;	/* contention under way on this lock */
-	u64 wait_start;
-	void *contended_lock;	/* wait_ns below was spent on this lock */
+	u64 since;		/* entry, or end of the contended spin */
+	u64 wait_start;		/* 0 unless spinning */
 	u64 wait_ns;
-	/* The lru_lock held since held_since, else NULL. */
-	void *held;
-	u64 held_since;
-	int held_nid;
+	int nid;
+	bool contended;
 };
 
 static DEFINE_PER_CPU(struct mmfix_lru_slot[MMFIX_NR_CTX], mmfix_lru_slots);
-
-/* What the entry handler tells the return handler. */
-struct mmfix_lru_ri {
-	int cpu;
-	unsigned int ctx;
-};
 
 static const char *const mmfix_lru_lock_funcs[] = {
 	"folio_lruvec_lock",
 	"folio_lruvec_lock_irq",
 	"folio_lruvec_lock_irqsave",
 };
-#define MMFIX_LRU_NR_FUNCS ARRAY_SIZE(mmfix_lru_lock_funcs)
 
 static const char *const mmfix_lru_unlock_funcs[] = {
 	"_raw_spin_unlock",
@@ -62,146 +64,133 @@ static const char *const mmfix_lru_unlock_funcs[] = {
 	"_raw_spin_unlock_irqrestore",
 };
 
-static struct kretprobe mmfix_lru_krp[MMFIX_LRU_NR_FUNCS];
-static bool mmfix_lru_armed;
-/* kretprobe misses of earlier arm/disarm rounds, since the last reset. */
-static u64 mmfix_lru_missed_saved;
 static struct ftrace_ops *mmfix_lru_unlock_ops;
+static struct ftrace_ops *mmfix_lru_lock_ops;
 
-static struct mmfix_lru_slot *mmfix_lru_slot(unsigned int ctx)
+/* Counts the slot's acquisition, with its hold unless @unmatched. */
+static void notrace mmfix_lru_count(struct mmfix_lru_slot *slot,
+				    bool unmatched)
 {
-	return this_cpu_ptr(&mmfix_lru_slots[ctx]);
-}
-
-static int mmfix_lru_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mmfix_lru_ri *d = (struct mmfix_lru_ri *)ri->data;
-	struct mmfix_lru_slot *slot;
-
-	d->cpu = smp_processor_id();
-	d->ctx = mmfix_ctx();
-	slot = mmfix_lru_slot(d->ctx);
-	slot->wait_lock = NULL;
-	slot->contended_lock = NULL;
-	slot->wait_ns = 0;
-	WRITE_ONCE(slot->task, current);
-	return 0;
-}
-
-static int mmfix_lru_return(struct kretprobe_instance *ri,
-			    struct pt_regs *regs)
-{
-	struct mmfix_lru_ri *d = (struct mmfix_lru_ri *)ri->data;
-	struct lruvec *lruvec = (struct lruvec *)regs_return_value(regs);
-	void *lock = &lruvec->lru_lock;
-	unsigned int ctx = mmfix_ctx();
-	struct mmfix_lru_slot *slot = mmfix_lru_slot(ctx);
-	int nid = lruvec_pgdat(lruvec)->node_id;
+	u64 hold = unmatched ? 0 : mmfix_elapsed(slot->since, local_clock());
 	struct mmfix_stats_cpu *s;
 	struct mmfix_lock_stat *c;
 	struct mmfix_node_stat *n;
-	bool contended = false, unmatched;
 	unsigned long flags;
-	u64 wait = 0;
-
-	/*
-	 * The contention seen by the entry's slot belongs to this call only
-	 * if the task is still on the CPU and in the context it entered in
-	 * (it may be preempted before taking the lock; then its wait, if
-	 * any, was missed).
-	 */
-	if (slot->task == current && d->cpu == smp_processor_id() &&
-	    d->ctx == ctx) {
-		if (slot->contended_lock == lock) {
-			contended = true;
-			wait = slot->wait_ns;
-		}
-		WRITE_ONCE(slot->task, NULL);
-	}
-
-	unmatched = slot->held != NULL;
-	slot->held = lock;
-	slot->held_nid = nid;
-	slot->held_since = local_clock();
 
 	s = mmfix_stats_begin(&flags);
 	c = &s->cls[MMFIX_STATS_LRU];
 	c->acquisitions++;
-	if (contended) {
+	if (slot->contended) {
 		c->contended++;
-		mmfix_stat_wait(c, wait);
+		mmfix_stat_wait(c, slot->wait_ns);
 	}
-	s->lru_unmatched += unmatched;
-	if (likely(nid >= 0 && nid < nr_node_ids)) {
-		n = this_cpu_ptr(mmfix_stats_node_pcpu) + nid;
+	if (unmatched)
+		s->lru_unmatched++;
+	else
+		mmfix_stat_hold(c, hold);
+	if (likely(slot->nid >= 0 && slot->nid < nr_node_ids)) {
+		n = this_cpu_ptr(mmfix_stats_node_pcpu) + slot->nid;
 		n->acquisitions++;
-		if (contended) {
+		if (slot->contended) {
 			n->contended++;
-			n->wait_ns += wait;
+			n->wait_ns += slot->wait_ns;
 		}
+		n->hold_ns += hold;
 	}
 	mmfix_stats_end(s, flags);
-	return 0;
 }
 
-static void notrace mmfix_lru_hold_end(struct mmfix_lru_slot *slot)
+/*
+ * The lruvec folio_lruvec() gives, from the kernel's inline helpers,
+ * except that an uncharged folio gives NULL instead of the root memcg's
+ * lruvec (root_mem_cgroup is not exported by 6.1 and 6.12, and an LRU
+ * folio is always charged while memcg is on).  Under rcu_read_lock().
+ */
+static struct lruvec *mmfix_folio_lruvec(struct folio *folio)
 {
-	u64 ns = mmfix_elapsed(slot->held_since, local_clock());
-	int nid = slot->held_nid;
-	struct mmfix_stats_cpu *s;
-	unsigned long flags;
+	struct pglist_data *pgdat = folio_pgdat(folio);
+	struct mem_cgroup *memcg;
 
-	slot->held = NULL;
-	s = mmfix_stats_begin(&flags);
-	mmfix_stat_hold(&s->cls[MMFIX_STATS_LRU], ns);
-	if (likely(nid >= 0 && nid < nr_node_ids))
-		(this_cpu_ptr(mmfix_stats_node_pcpu) + nid)->hold_ns += ns;
-	mmfix_stats_end(s, flags);
+	if (mem_cgroup_disabled())
+		return &pgdat->__lruvec;
+	memcg = folio_memcg(folio);
+	return memcg ? mem_cgroup_lruvec(memcg, pgdat) : NULL;
 }
 
-/* Entry of _raw_spin_unlock*(): is it the lru_lock this CPU holds? */
+/* Entry of folio_lruvec_lock*(folio, ...): open a hold of its lruvec. */
+static void notrace mmfix_lru_lock(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	struct folio *folio = (struct folio *)MMFIX_FREGS_ARG0(fregs);
+	struct mmfix_lru_slot *slot;
+	struct lruvec *lruvec;
+	int nid;
+
+	/* the lookup folio_lruvec_lock*() itself makes next */
+	rcu_read_lock();
+	lruvec = mmfix_folio_lruvec(folio);
+	nid = lruvec ? lruvec_pgdat(lruvec)->node_id : NUMA_NO_NODE;
+	rcu_read_unlock();
+	if (unlikely(!lruvec))
+		return;
+
+	preempt_disable_notrace();
+	slot = this_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
+	if (unlikely(slot->held))
+		mmfix_lru_count(slot, true);
+	slot->task = current;
+	slot->nid = nid;
+	slot->contended = false;
+	slot->wait_start = 0;
+	slot->wait_ns = 0;
+	slot->since = local_clock();
+	WRITE_ONCE(slot->held, &lruvec->lru_lock);
+	preempt_enable_notrace();
+}
+
+/*
+ * Entry of _raw_spin_unlock*(): is it the lru_lock this CPU holds?  Runs
+ * on every spinlock release in the system, so it is kept minimal: the
+ * lock being released keeps preemption off until it returns.
+ */
 static void notrace mmfix_lru_unlock(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
 				     struct ftrace_regs *fregs)
 {
 	void *lock = (void *)MMFIX_FREGS_ARG0(fregs);
-	struct mmfix_lru_slot *slot;
+	struct mmfix_lru_slot *slot = raw_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
 
-	preempt_disable_notrace();
-	slot = mmfix_lru_slot(mmfix_ctx());
-	if (unlikely(slot->held == lock))
-		mmfix_lru_hold_end(slot);
-	preempt_enable_notrace();
+	if (unlikely(slot->held == lock) && slot->task == current) {
+		mmfix_lru_count(slot, false);
+		WRITE_ONCE(slot->held, NULL);
+	}
 }
 
+/* Called with preemption off: spinlock contention. */
 void notrace mmfix_stats_lru_contention_begin(void *lock)
 {
-	struct mmfix_lru_slot *slot;
+	struct mmfix_lru_slot *slot = raw_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
 
-	preempt_disable_notrace();
-	slot = mmfix_lru_slot(mmfix_ctx());
-	if (READ_ONCE(slot->task) == current) {
-		slot->wait_lock = lock;
+	if (slot->held == lock && slot->task == current)
 		slot->wait_start = local_clock();
-	}
-	preempt_enable_notrace();
 }
 
 void notrace mmfix_stats_lru_contention_end(void *lock)
 {
-	struct mmfix_lru_slot *slot;
+	struct mmfix_lru_slot *slot = raw_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
+	u64 now;
 
-	preempt_disable_notrace();
-	slot = mmfix_lru_slot(mmfix_ctx());
-	if (READ_ONCE(slot->task) == current && slot->wait_lock == lock) {
-		slot->wait_ns += mmfix_elapsed(slot->wait_start, local_clock());
-		slot->contended_lock = lock;
-		slot->wait_lock = NULL;
-	}
-	preempt_enable_notrace();
+	if (slot->held != lock || slot->task != current || !slot->wait_start)
+		return;
+	now = local_clock();
+	slot->wait_ns += mmfix_elapsed(slot->wait_start, now);
+	slot->wait_start = 0;
+	slot->contended = true;
+	slot->since = now;	/* the hold starts when the spin ends */
 }
 
-/* Forget holds and waits from an earlier round (probes are all off). */
+/* Forget holds from an earlier round (no callback can run). */
 static void mmfix_lru_clear_slots(void)
 {
 	int cpu;
@@ -211,21 +200,23 @@ static void mmfix_lru_clear_slots(void)
 		       sizeof(mmfix_lru_slots));
 }
 
-int mmfix_stats_lru_start(void)
+/* An ftrace_ops calling @func on entry of the @n functions @names. */
+static struct ftrace_ops *mmfix_lru_hook(ftrace_func_t func,
+					 const char *const *names,
+					 unsigned int n)
 {
 	struct ftrace_ops *ops;
 	char name[32];
 	unsigned int i;
 	int ret;
 
-	mmfix_lru_clear_slots();
 	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
 	if (!ops)
-		return -ENOMEM;
-	ops->func = mmfix_lru_unlock;
-	for (i = 0; i < ARRAY_SIZE(mmfix_lru_unlock_funcs); i++) {
+		return ERR_PTR(-ENOMEM);
+	ops->func = func;
+	for (i = 0; i < n; i++) {
 		/* ftrace_set_filter() may edit the buffer it parses */
-		strscpy(name, mmfix_lru_unlock_funcs[i], sizeof(name));
+		strscpy(name, names[i], sizeof(name));
 		ret = ftrace_set_filter(ops, (unsigned char *)name,
 					strlen(name), i == 0);
 		if (ret) {
@@ -235,103 +226,62 @@ int mmfix_stats_lru_start(void)
 	}
 	ret = register_ftrace_function(ops);
 	if (ret) {
-		pr_warn("stats: cannot register the unlock callback (%d)\n", ret);
+		pr_warn("stats: cannot register an ftrace callback on %s (%d)\n",
+			names[0], ret);
 		goto err_filter;
 	}
-	mmfix_lru_unlock_ops = ops;
-	return 0;
+	return ops;
 
 err_filter:
 	ftrace_free_filter(ops);
 	kfree(ops);
-	return ret;
+	return ERR_PTR(ret);
+}
+
+/* Waits until no CPU can still be in the callback, then frees it. */
+static void mmfix_lru_unhook(struct ftrace_ops **opsp)
+{
+	struct ftrace_ops *ops = *opsp;
+
+	if (!ops)
+		return;
+	WARN_ON_ONCE(unregister_ftrace_function(ops));
+	ftrace_free_filter(ops);
+	kfree(ops);
+	*opsp = NULL;
+}
+
+int mmfix_stats_lru_start(void)
+{
+	struct ftrace_ops *ops;
+
+	mmfix_lru_clear_slots();
+	ops = mmfix_lru_hook(mmfix_lru_unlock, mmfix_lru_unlock_funcs,
+			     ARRAY_SIZE(mmfix_lru_unlock_funcs));
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+	mmfix_lru_unlock_ops = ops;
+	return 0;
 }
 
 void mmfix_stats_lru_stop(void)
 {
-	struct ftrace_ops *ops = mmfix_lru_unlock_ops;
-
-	if (!ops)
-		return;
-	/* Waits until no CPU can still be in the callback. */
-	WARN_ON_ONCE(unregister_ftrace_function(ops));
-	ftrace_free_filter(ops);
-	kfree(ops);
-	mmfix_lru_unlock_ops = NULL;
+	mmfix_lru_unhook(&mmfix_lru_unlock_ops);
 }
 
 int mmfix_stats_lru_arm(void)
 {
-	struct kretprobe *rps[MMFIX_LRU_NR_FUNCS];
-	unsigned int i;
-	int ret;
+	struct ftrace_ops *ops;
 
-	for (i = 0; i < MMFIX_LRU_NR_FUNCS; i++) {
-		struct kretprobe *rp = &mmfix_lru_krp[i];
-
-		/* A kretprobe is registered from a clean structure only. */
-		memset(rp, 0, sizeof(*rp));
-		rp->kp.symbol_name = mmfix_lru_lock_funcs[i];
-		rp->entry_handler = mmfix_lru_entry;
-		rp->handler = mmfix_lru_return;
-		rp->data_size = sizeof(struct mmfix_lru_ri);
-		/*
-		 * Instances live from entry to return; tasks may be
-		 * preempted in between, so allow more than one per CPU.
-		 */
-		rp->maxactive = max(64U, 4 * num_possible_cpus());
-		rps[i] = rp;
-	}
-	ret = register_kretprobes(rps, MMFIX_LRU_NR_FUNCS);
-	if (ret) {
-		pr_warn("stats: cannot probe folio_lruvec_lock*() (%d)\n", ret);
-		return ret;
-	}
-	mmfix_lru_armed = true;
+	ops = mmfix_lru_hook(mmfix_lru_lock, mmfix_lru_lock_funcs,
+			     ARRAY_SIZE(mmfix_lru_lock_funcs));
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+	mmfix_lru_lock_ops = ops;
 	return 0;
-}
-
-static u64 mmfix_lru_live_missed(void)
-{
-	u64 sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < MMFIX_LRU_NR_FUNCS; i++)
-		sum += READ_ONCE(mmfix_lru_krp[i].nmissed) +
-		       READ_ONCE(mmfix_lru_krp[i].kp.nmissed);
-	return sum;
 }
 
 void mmfix_stats_lru_disarm(void)
 {
-	struct kretprobe *rps[MMFIX_LRU_NR_FUNCS];
-	unsigned int i;
-
-	if (!mmfix_lru_armed)
-		return;
-	for (i = 0; i < MMFIX_LRU_NR_FUNCS; i++)
-		rps[i] = &mmfix_lru_krp[i];
-	unregister_kretprobes(rps, MMFIX_LRU_NR_FUNCS);
-	mmfix_lru_missed_saved += mmfix_lru_live_missed();
-	mmfix_lru_armed = false;
-}
-
-/* Acquisitions the kretprobes could not follow since the last reset. */
-u64 mmfix_stats_lru_missed(void)
-{
-	return mmfix_lru_missed_saved +
-	       (mmfix_lru_armed ? mmfix_lru_live_missed() : 0);
-}
-
-void mmfix_stats_lru_reset_missed(void)
-{
-	unsigned int i;
-
-	mmfix_lru_missed_saved = 0;
-	if (!mmfix_lru_armed)
-		return;
-	for (i = 0; i < MMFIX_LRU_NR_FUNCS; i++) {
-		WRITE_ONCE(mmfix_lru_krp[i].nmissed, 0);
-		WRITE_ONCE(mmfix_lru_krp[i].kp.nmissed, 0);
-	}
+	mmfix_lru_unhook(&mmfix_lru_lock_ops);
 }

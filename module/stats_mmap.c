@@ -3,9 +3,11 @@
  * mm->mmap_lock statistics (docs/lock-stats.md), from the kernel's own
  * mmap_lock tracepoints: start_locking, acquire_returned (with success,
  * false for a failed trylock or a killed wait) and released.  Wait runs
- * from start_locking to acquire_returned; hold from there to released.
- * An acquisition counts as contended when its task queued on the rwsem
- * (lock:contention_begin on &mm->mmap_lock; stats.c passes those on).
+ * from start_locking to acquire_returned; hold from there to released,
+ * where the acquisition is counted with both (one update of the per-CPU
+ * block per lock held).  It counts as contended when its task queued on
+ * the rwsem (lock:contention_begin on &mm->mmap_lock; stats.c passes
+ * those on).
  *
  * Holders sleep and migrate, so per-CPU state cannot follow them.  A
  * small open-addressing table keyed by (task, mm) holds one slot per
@@ -39,9 +41,11 @@ struct mmfix_mmap_slot {
 	struct task_struct *task;	/* owner, NULL when free */
 	struct mm_struct *mm;
 	u64 since;			/* start_locking, or acquisition */
+	u64 wait;			/* of the lock held */
 	u8 state;
 	bool write;
 	bool contended;
+	bool have_wait;			/* start_locking was seen */
 };
 
 static struct mmfix_mmap_slot *mmfix_mmap_table;
@@ -121,33 +125,27 @@ static void mmfix_mmap_count_untracked(void)
 	mmfix_stats_end(s, flags);
 }
 
-/* An acquisition; @wait is only known when its start was seen. */
-static void mmfix_mmap_count_acquired(bool write, bool have_wait, u64 wait,
-				      bool contended)
+/*
+ * One lock held until @now: its acquisition, wait (when its start was
+ * seen) and hold, counted together when it ends.
+ */
+static void mmfix_mmap_count(struct mmfix_mmap_slot *slot, u64 now)
 {
+	u64 hold = mmfix_elapsed(slot->since, now);
 	struct mmfix_stats_cpu *s;
 	struct mmfix_lock_stat *c;
 	unsigned long flags;
 
 	s = mmfix_stats_begin(&flags);
-	c = mmfix_mmap_class(s, write);
+	c = mmfix_mmap_class(s, slot->write);
 	c->acquisitions++;
-	c->contended += contended;
-	if (have_wait) {
-		mmfix_stat_wait(c, wait);
-		mmfix_worst_update(&s->worst_wait, wait, write);
+	c->contended += slot->contended;
+	if (slot->have_wait) {
+		mmfix_stat_wait(c, slot->wait);
+		mmfix_worst_update(&s->worst_wait, slot->wait, slot->write);
 	}
-	mmfix_stats_end(s, flags);
-}
-
-static void mmfix_mmap_count_hold(bool write, u64 hold)
-{
-	struct mmfix_stats_cpu *s;
-	unsigned long flags;
-
-	s = mmfix_stats_begin(&flags);
-	mmfix_stat_hold(mmfix_mmap_class(s, write), hold);
-	mmfix_worst_update(&s->worst_hold, hold, write);
+	mmfix_stat_hold(c, hold);
+	mmfix_worst_update(&s->worst_hold, hold, slot->write);
 	mmfix_stats_end(s, flags);
 }
 
@@ -168,10 +166,7 @@ static void mmfix_mmap_start_locking(void *data, struct mm_struct *mm,
 
 	if (!in_task())
 		return;
-	/* An acquisition whose end was never seen leaves its slot to us. */
-	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, -1);
-	if (!s)
-		s = mmfix_mmap_claim(mm);
+	s = mmfix_mmap_claim(mm);
 	if (!s) {
 		mmfix_mmap_count_untracked();
 		return;
@@ -186,8 +181,7 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 					MMFIX_MMAP_TP_PATH bool write,
 					bool success)
 {
-	u64 now = local_clock(), wait = 0;
-	bool contended = false, have_wait = false;
+	u64 now = local_clock();
 	struct mmfix_mmap_slot *s;
 
 	if (!in_task())
@@ -200,43 +194,40 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 		return;
 	}
 	if (s) {
-		have_wait = true;
-		wait = mmfix_elapsed(s->since, now);
-		contended = s->contended;
+		s->wait = mmfix_elapsed(s->since, now);
+		s->have_wait = true;
 	} else {
 		/* mmap_write_downgrade(): the write hold ends here */
 		s = write ? NULL : mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
 		if (s)
-			mmfix_mmap_count_hold(true, mmfix_elapsed(s->since, now));
-	}
-	if (!s) {
-		/* stats were switched on while this task was waiting */
-		s = mmfix_mmap_claim(mm);
+			mmfix_mmap_count(s, now);
+		/* or stats were switched on while this task was waiting */
 		if (!s)
+			s = mmfix_mmap_claim(mm);
+		if (!s) {
 			mmfix_mmap_count_untracked();
+			return;
+		}
+		s->contended = false;
+		s->have_wait = false;
 	}
-	if (s) {
-		s->write = write;
-		s->since = now;
-		s->state = MMFIX_MMAP_HELD;
-	}
-	mmfix_mmap_count_acquired(write, have_wait, wait, contended);
+	s->write = write;
+	s->since = now;
+	s->state = MMFIX_MMAP_HELD;
 }
 
 static void mmfix_mmap_released(void *data, struct mm_struct *mm,
 				MMFIX_MMAP_TP_PATH bool write)
 {
 	struct mmfix_mmap_slot *s;
-	u64 hold;
 
 	if (!in_task())
 		return;
 	s = mmfix_mmap_find(mm, MMFIX_MMAP_HELD, write);
 	if (!s)
 		return;	/* taken before stats were switched on */
-	hold = mmfix_elapsed(s->since, local_clock());
+	mmfix_mmap_count(s, local_clock());
 	mmfix_mmap_free(s);
-	mmfix_mmap_count_hold(write, hold);
 }
 
 /* lock:contention_begin on an rwsem: is it ours, waiting for @mm? */
@@ -255,6 +246,12 @@ void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 		s->contended = true;
 }
 
+/*
+ * Release first, start last: a lock whose start is seen has its end seen
+ * too (switching on takes mmap_lock itself, e.g. for init_mm while text
+ * is patched).  An acquisition seen without its start is counted without
+ * a wait.
+ */
 int mmfix_stats_mmap_start(void)
 {
 	int ret;
@@ -263,41 +260,42 @@ int mmfix_stats_mmap_start(void)
 				    GFP_KERNEL);
 	if (!mmfix_mmap_table)
 		return -ENOMEM;
-	ret = register_trace_mmap_lock_start_locking(mmfix_mmap_start_locking,
-						     NULL);
+	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
 	if (ret)
-		goto err_start;
+		goto err_released;
 	ret = register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
 							NULL);
 	if (ret)
 		goto err_acquire;
-	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
+	ret = register_trace_mmap_lock_start_locking(mmfix_mmap_start_locking,
+						     NULL);
 	if (ret)
-		goto err_released;
+		goto err_start;
 	return 0;
 
-err_released:
+err_start:
 	unregister_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
 						    NULL);
 err_acquire:
-	unregister_trace_mmap_lock_start_locking(mmfix_mmap_start_locking, NULL);
-err_start:
+	unregister_trace_mmap_lock_released(mmfix_mmap_released, NULL);
+err_released:
 	pr_warn("stats: cannot register mmap_lock tracepoint probes (%d)\n", ret);
 	tracepoint_synchronize_unregister();
 	mmfix_stats_mmap_release();
 	return ret;
 }
 
+/* In reverse: no end is missed of a start that was seen. */
 void mmfix_stats_mmap_stop(void)
 {
 	if (!mmfix_mmap_table)
 		return;
-	WARN_ON_ONCE(unregister_trace_mmap_lock_released(mmfix_mmap_released,
-							 NULL));
-	WARN_ON_ONCE(unregister_trace_mmap_lock_acquire_returned(
-			mmfix_mmap_acquire_returned, NULL));
 	WARN_ON_ONCE(unregister_trace_mmap_lock_start_locking(
 			mmfix_mmap_start_locking, NULL));
+	WARN_ON_ONCE(unregister_trace_mmap_lock_acquire_returned(
+			mmfix_mmap_acquire_returned, NULL));
+	WARN_ON_ONCE(unregister_trace_mmap_lock_released(mmfix_mmap_released,
+							 NULL));
 }
 
 /* After tracepoint_synchronize_unregister(): no probe can see it. */
