@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-lock-stats.sh MODE: what lock statistics cost.  The populate churn
+# (one and two threads) and an mmap/munmap + mincore loop, with
+# /sys/kernel/mmfix/stats/enabled 0 vs 1, interleaved repetitions in one
+# boot (ci: small; full: docs figures).  Needs mmfix loaded; the fixes are
+# left as they are (all off after load).  Prints TSV rows on stdout:
+#   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
+#   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
+# ops_per_s is timing (noisy under TCG: read the ratio, not the value);
+# lru_per_op, mmap_{write,read}_per_op: acquisitions stats counted per op.
+# With perf in the guest, also one `perf lock contention` run for
+# comparison (PERF lines).
+
+ST=/sys/kernel/mmfix/stats
+
+case ${1:-ci} in
+full)	reps=7; ops=20000; mops=10000 ;;
+*)	reps=3; ops=3000; mops=1500 ;;
+esac
+
+bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
+
+rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
+per_op() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", c / n }'; }
+
+# one CONFIG STATE REP: one timed run with stats STATE.
+one() {
+	local cfg=$1 st=$2 rep=$3 out ns n
+	echo "$([ "$st" = on ] && echo 1 || echo 0)" >$ST/enabled
+	echo 1 >$ST/reset
+	case $cfg in
+	churn-t1) n=$ops; out=$(populate churn -n "$ops") ;;
+	churn-t2) n=$((2 * ops)); out=$(populate churn -n "$ops" -t 2) ;;
+	mmap-t1) n=$mops; out=$(mmapcontend -w 1 -r 0 -p 64 -n "$mops") ;;
+	esac || { echo "$cfg failed: $out" >&2; return 1; }
+	ns=$(echo "$out" | sed -n 's/.*ns=\([0-9]*\).*/\1/p')
+	bench_row ops_per_s "$cfg" "$st" "$rep" "$(rate "$n" "$ns")"
+	if [ "$st" = on ]; then
+		bench_row lru_per_op "$cfg" "$st" "$rep" \
+			"$(per_op "$(cat $ST/lru_lock/acquisitions)" "$n")"
+		bench_row mmap_write_per_op "$cfg" "$st" "$rep" \
+			"$(per_op "$(cat $ST/mmap_lock/write/acquisitions)" "$n")"
+		bench_row mmap_read_per_op "$cfg" "$st" "$rep" \
+			"$(per_op "$(cat $ST/mmap_lock/read/acquisitions)" "$n")"
+	fi
+}
+
+rows=/tmp/bench-lock-stats.tsv
+: >$rows
+rep=1
+while [ $rep -le $reps ]; do
+	# alternate which state goes first, so drift hits both alike
+	if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+	for cfg in churn-t1 churn-t2 mmap-t1; do
+		for st in $order; do one "$cfg" "$st" "$rep" | tee -a $rows; done
+	done
+	rep=$((rep + 1))
+done
+echo 0 >$ST/enabled
+
+# median per (metric, config, state), then on/off
+sed 's/^BENCH //' $rows | awk -F'\t' '
+	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
+	END {
+		for (k in n) {
+			c = n[k]
+			for (i = 1; i <= c; i++) a[i] = v[k, i]
+			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med[k] = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+		}
+		for (k in med) {
+			split(k, p, "\t")
+			if (p[3] == "off") {
+				on = med[p[1] "\t" p[2] "\ton"]
+				printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], on,
+					med[k] + 0 ? sprintf("%.3f", on / med[k]) : "n/a"
+			} else if (!((p[1] "\t" p[2] "\toff") in med)) {
+				printf "SUMMARY %s\t%s\t-\t%s\t-\n", p[1], p[2], med[k]
+			}
+		}
+	}' | sort
+
+# perf lock contention, when the guest has perf, over a contended run,
+# next to what mmfix counted over the same run.
+if command -v perf >/dev/null; then
+	echo 1 >$ST/enabled
+	echo 1 >$ST/reset
+	perf lock record -a -o /tmp/perf.data -- \
+		mmapcontend -w 2 -r 2 -p 256 -n 500 >/tmp/perf-rec.out 2>&1
+	rc=$?
+	echo 0 >$ST/enabled
+	echo "PERF record rc=$rc; mmfix over the same run: mmap_lock contended read $(cat $ST/mmap_lock/read/contended) write $(cat $ST/mmap_lock/write/contended), lru_lock contended $(cat $ST/lru_lock/contended)"
+	sed 's/^/PERF record: /' /tmp/perf-rec.out | tail -n 5
+	perf lock contention -i /tmp/perf.data -E 8 >/tmp/perf-lock.out 2>&1
+	echo "PERF contention rc=$?"
+	sed 's/^/PERF /' /tmp/perf-lock.out | head -n 20
+	rm -f /tmp/perf.data
+fi
