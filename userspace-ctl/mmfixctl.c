@@ -45,13 +45,19 @@ static const struct cmd cmds[] = {
 	{ "check",   do_check,   "[--btf FILE] [--release REL]",
 	  "which known problems and fixes apply to this kernel (BTF)",
 	  check_help, CMD_OPT_BTF | CMD_OPT_RELEASE },
+	{ "stats",   do_stats,   "[--reset]",
+	  "show lru_lock and mmap_lock statistics; --reset zeroes them",
+	  stats_help, CMD_OPT_RESET },
+	{ "watch",   do_watch,   "[--count N] [INTERVAL]",
+	  "lock statistics per interval, until interrupted",
+	  watch_help, CMD_OPT_COUNT },
 	{ "help",    do_help,    "[COMMAND]",
 	  "show this help, or the help of COMMAND", help_help, 0 },
 };
 
 /* Long-only options get values above any character. */
 enum { OPT_ROOT = 0x100, OPT_TIMEOUT, OPT_SIGNAL, OPT_REVERT, OPT_BTF,
-       OPT_RELEASE };
+       OPT_RELEASE, OPT_RESET, OPT_COUNT };
 
 static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
@@ -64,6 +70,8 @@ static const struct option long_opts[] = {
 	{ "revert",	no_argument,		NULL, OPT_REVERT },
 	{ "btf",	required_argument,	NULL, OPT_BTF },
 	{ "release",	required_argument,	NULL, OPT_RELEASE },
+	{ "reset",	no_argument,		NULL, OPT_RESET },
+	{ "count",	required_argument,	NULL, OPT_COUNT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -215,6 +223,19 @@ static int set_timeout(const char *arg)
 	return 0;
 }
 
+static int set_count(const char *arg)
+{
+	uint64_t v;
+	char disp[80];
+
+	if (parse_u64(arg, &v) || v < 1 || v > 1000000)
+		return usage_err("--count: '%s' is not a number from 1 to 1000000",
+				 arg_disp(arg, disp, sizeof(disp)));
+	opts.count = (unsigned int)v;
+	opts.count_set = true;
+	return 0;
+}
+
 /* True when arg is a unique abbreviation of --name (as getopt accepts). */
 static bool long_opt_is(const char *arg, const char *name)
 {
@@ -242,7 +263,8 @@ static void prescan_json(int argc, char **argv)
 		if (!strcmp(a, "--"))
 			break;
 		if (long_opt_is(a, "root") || long_opt_is(a, "timeout") ||
-		    long_opt_is(a, "btf") || long_opt_is(a, "release")) {
+		    long_opt_is(a, "btf") || long_opt_is(a, "release") ||
+		    long_opt_is(a, "count")) {
 			i++;	/* skip the option's argument */
 		} else if (long_opt_is(a, "json")) {
 			opts.json = true;
@@ -299,6 +321,14 @@ static int parse_opts(int argc, char **argv, bool *help, bool *version)
 			break;
 		case OPT_RELEASE:
 			opts.release = optarg;
+			break;
+		case OPT_RESET:
+			opts.reset = true;
+			break;
+		case OPT_COUNT:
+			ret = set_count(optarg);
+			if (ret)
+				return ret;
 			break;
 		case ':':
 			return usage_err("option '%s' needs an argument",
@@ -366,6 +396,12 @@ static int run(int argc, char **argv)
 				 cmd->name);
 	if (opts.release && !(cmd->opts & CMD_OPT_RELEASE))
 		return usage_err("option --release does not apply to '%s'",
+				 cmd->name);
+	if (opts.reset && !(cmd->opts & CMD_OPT_RESET))
+		return usage_err("option --reset does not apply to '%s'",
+				 cmd->name);
+	if (opts.count_set && !(cmd->opts & CMD_OPT_COUNT))
+		return usage_err("option --count does not apply to '%s'",
 				 cmd->name);
 	return cmd->func(argc - optind, argv + optind);
 }

@@ -45,6 +45,8 @@
 #define CMD_OPT_REVERT	(1U << 2)
 #define CMD_OPT_BTF	(1U << 3)
 #define CMD_OPT_RELEASE	(1U << 4)
+#define CMD_OPT_RESET	(1U << 5)
+#define CMD_OPT_COUNT	(1U << 6)
 
 struct cmd {
 	const char *name;
@@ -73,6 +75,9 @@ struct mmfixctl_opts {
 	bool revert;		/* transition --revert */
 	const char *btf;	/* check --btf */
 	const char *release;	/* check --release */
+	bool reset;		/* stats --reset */
+	bool count_set;
+	unsigned int count;	/* watch --count, intervals */
 };
 extern struct mmfixctl_opts opts;
 extern char sysfs_root[PATH_MAX];
@@ -212,11 +217,15 @@ int do_disable(int argc, char **argv);
 int do_unload(int argc, char **argv);
 int do_transition(int argc, char **argv);
 int do_check(int argc, char **argv);
+int do_stats(int argc, char **argv);
+int do_watch(int argc, char **argv);
 extern const char status_help[];
 extern const char enable_help[];
 extern const char disable_help[];
 extern const char unload_help[];
 extern const char transition_help[];
 extern const char check_help[];
+extern const char stats_help[];
+extern const char watch_help[];
 
 #endif /* MMFIXCTL_H */

@@ -7,12 +7,13 @@ usage: tree_fuzz.py BINARY WORKDIR COUNT SEED
 Where argv_fuzz.py varies the arguments over one well-formed tree, this
 varies the trees: every file mmfixctl reads (version, kernel, each fix's
 enabled/applicable/reason/counters, the livepatch's enabled/transition/
-signal, and /proc/PID/task/TID/{patch_state,comm,stat,stack} through
-MMFIXCTL_PROC_ROOT) gets random contents (empty, binary, huge, numbers
-out of range, no newline), or is missing, a directory, a FIFO or a
-symlink.  Each run then does one of status, enable, disable, transition
-(optionally --signal/--revert) or unload (MMFIXCTL_FAKE_DELETE, short
-timeout), text or JSON.  Checks that every run exits 0, 1 or 2 in time,
+signal, the lock statistics, and /proc/PID/task/TID/{patch_state,comm,
+stat,stack} through MMFIXCTL_PROC_ROOT) gets random contents (empty,
+binary, huge, numbers out of range, no newline), or is missing, a
+directory, a FIFO or a symlink.  Each run then does one of status,
+enable, disable, transition (optionally --signal/--revert), unload
+(MMFIXCTL_FAKE_DELETE, short timeout), stats (optionally --reset) or
+watch, text or JSON.  Checks that every run exits 0, 1 or 2 in time,
 that no sanitizer reported anything, and that -j output parses as JSON.
 Prints the first failures and "N runs, N failed"; exits 1 on failure.
 """
@@ -45,6 +46,8 @@ def content(rng, kind):
             "stat": b"4243 (a) b) D 1 2 3\n",
             "stack": b"[<0>] handle_userfault+0x1d5/0x5e0\n"
                      b"[<0>] __mm_populate+0xe1/0x1a0\n",
+            "hist": rng.choice([b"", b"0 3\n512 100\n",
+                                b"9223372036854775808 1\n"]),
         }
         return good[kind]
     if r < 0.45:
@@ -83,6 +86,28 @@ def put(rng, path, kind):
         f.write(content(rng, kind))
 
 
+def make_stats(rng, st):
+    """The lock statistics files read by stats and watch."""
+    os.makedirs(st)
+    put(rng, os.path.join(st, "enabled"), "bool")
+    put(rng, os.path.join(st, "reset"), "bool")
+    for cls in ("lru_lock", "mmap_lock/read", "mmap_lock/write"):
+        for f in ("acquisitions", "failed", "contended", "wait_ns",
+                  "wait_max_ns", "holds", "hold_ns", "hold_max_ns"):
+            put(rng, os.path.join(st, cls, f), "u64")
+        for f in ("wait_hist", "hold_hist"):
+            put(rng, os.path.join(st, cls, f), "hist")
+    for f in ("acquisitions", "contended", "wait_ns", "hold_ns"):
+        put(rng, os.path.join(st, "lru_lock", "node0", f), "u64")
+    put(rng, os.path.join(st, "lru_lock", "unmatched"), "u64")
+    put(rng, os.path.join(st, "mmap_lock", "untracked"), "u64")
+    for w in ("hold", "wait"):
+        for f, kind in (("ns", "u64"), ("pid", "u64"), ("tid", "u64"),
+                        ("comm", "text"), ("mode", "text")):
+            put(rng, os.path.join(st, "mmap_lock", "worst_%s_%s" % (w, f)),
+                kind)
+
+
 def make_tree(rng, root, proc):
     shutil.rmtree(root, ignore_errors=True)
     shutil.rmtree(proc, ignore_errors=True)
@@ -101,6 +126,8 @@ def make_tree(rng, root, proc):
                 put(rng, os.path.join(d, rng.choice(
                     ["drained", "skipped", "c%d" % c, ".hidden", "x" * 70])),
                     "u64")
+        if rng.random() < 0.7:
+            make_stats(rng, os.path.join(m, "stats"))
     if rng.random() < 0.8:
         lp = os.path.join(root, "kernel", "livepatch", "mmfix")
         os.makedirs(lp)
@@ -128,7 +155,8 @@ def command(rng):
         ["status"], [], ["enable", fix], ["disable", fix], ["transition"],
         ["transition", "--signal"], ["transition", "--revert",
                                      "--timeout", "1"],
-        ["unload", "--timeout", "1"],
+        ["unload", "--timeout", "1"], ["stats"], ["stats", "--reset"],
+        ["watch", "--count", "2", "0.1"],
     ])
     if rng.random() < 0.5:
         args = [rng.choice(["-j", "-p"])] + args
