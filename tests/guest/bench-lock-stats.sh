@@ -27,6 +27,10 @@ per_op() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", c / n }'; }
 one() {
 	local cfg=$1 st=$2 rep=$3 out ns n
 	echo "$([ "$st" = on ] && echo 1 || echo 0)" >$ST/enabled
+	# switching patches kernel text, which TCG then translates again:
+	# warm up so that the timed run measures the steady state
+	populate churn -n 300 >/dev/null
+	mmapcontend -w 1 -r 0 -p 64 -n 300 >/dev/null
 	echo 1 >$ST/reset
 	case $cfg in
 	churn-t1) n=$ops; out=$(populate churn -n "$ops") ;;
