@@ -60,6 +60,11 @@ bench:
 	@for b in bench/*/run; do for s in $(SERIES); do \
 		$$b $$s full || exit 1; done; done
 
+# The reliability suite (t-7x) at full size on every series, then
+# docs/reliability.md from what the guests reported (hours under TCG).
+soak: setup tools ctl
+	scripts/reliability $(SERIES)
+
 style:
 	scripts/style
 
