@@ -94,6 +94,7 @@ while [ $i -le "$cycles" ]; do
 	else
 		done_cycles=$((done_cycles + 1))
 	fi
+	[ $((i % 10)) != 0 ] || echo "cycle $i/$cycles done at uptime $(cut -d' ' -f1 /proc/uptime) s"
 	i=$((i + 1))
 done
 secs=$(( ($(now_cs) - start) / 100 ))
