@@ -10,6 +10,8 @@
 # (count: fast_index increase per benchmark fault over the timed part,
 # read by anonbench itself: 1 with the fix on, 0 with it off).
 
+. /tests/lib-bench.sh
+
 AF=/sys/kernel/mmfix/fixes/anon_fault
 
 case ${1:-ci} in
@@ -17,7 +19,6 @@ full)	reps=7; pages=1024; rounds=100; threads="1 2" ;;
 *)	reps=3; pages=256; rounds=10; threads="1 2" ;;
 esac
 
-bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
 
 # one_run THREADS STATE REP: one anonbench run, two metrics.
 one_run() {
@@ -49,22 +50,4 @@ while [ $rep -le $reps ]; do
 done
 echo 0 >$AF/enabled
 
-# median per (metric, config, state), then on/off
-sed 's/^BENCH //' $rows | awk -F'\t' '
-	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
-	END {
-		for (k in n) {
-			c = n[k]
-			for (i = 1; i <= c; i++) a[i] = v[k, i]
-			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med[k] = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
-		}
-		for (k in med) {
-			split(k, p, "\t")
-			if (p[3] != "off") continue
-			on = med[p[1] "\t" p[2] "\ton"]
-			printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], on,
-				med[k] + 0 ? sprintf("%.3f", on / med[k]) : "n/a"
-		}
-	}' | sort
+bench_summary $rows

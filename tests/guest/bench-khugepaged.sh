@@ -13,6 +13,8 @@
 #               until it is all THPs, collapsed (0 if not within LIMIT s).
 # Counts are exact; ms and us are timings (noisy under TCG).
 
+. /tests/lib-bench.sh
+
 KS=/sys/kernel/mmfix/fixes/khugepaged_scan
 THP=/sys/kernel/mm/transparent_hugepage
 
@@ -21,7 +23,6 @@ full)	sizes="100000 200000"; reps=3; limit=90 ;;
 *)	sizes="100000"; reps=1; limit=25 ;;
 esac
 
-bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 kpid() { ps | awk '$NF == "[khugepaged]" { print $1 }'; }
 
@@ -62,24 +63,4 @@ while [ $rep -le $reps ]; do
 	rep=$((rep + 1))
 done
 
-# median per (metric, config, state), then on/off
-sed 's/^BENCH //' $rows | awk -F'\t' '
-	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
-	END {
-		for (k in n) {
-			m = n[k]
-			for (i = 1; i <= m; i++) a[i] = v[k, i]
-			for (i = 1; i <= m; i++)
-				for (j = i + 1; j <= m; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med[k] = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		}
-		for (k in med) {
-			split(k, p, "\t")
-			if (p[3] != "off") continue
-			on = p[1] "\t" p[2] "\ton"
-			if (!(on in med)) continue
-			r = med[k] ? sprintf("%.3f", med[on] / med[k]) : "-"
-			printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], med[on], r
-		}
-	}' | sort
+bench_summary $rows

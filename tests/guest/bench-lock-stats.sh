@@ -11,6 +11,8 @@
 # With perf in the guest, also one `perf lock contention` run for
 # comparison (PERF lines).
 
+. /tests/lib-bench.sh
+
 ST=/sys/kernel/mmfix/stats
 
 case ${1:-ci} in
@@ -18,7 +20,6 @@ full)	reps=7; ops=20000; mops=10000 ;;
 *)	reps=3; ops=3000; mops=1500 ;;
 esac
 
-bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
 
 rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
 per_op() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", c / n }'; }
@@ -62,28 +63,7 @@ while [ $rep -le $reps ]; do
 done
 echo 0 >$ST/enabled
 
-# median per (metric, config, state), then on/off
-sed 's/^BENCH //' $rows | awk -F'\t' '
-	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
-	END {
-		for (k in n) {
-			c = n[k]
-			for (i = 1; i <= c; i++) a[i] = v[k, i]
-			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med[k] = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
-		}
-		for (k in med) {
-			split(k, p, "\t")
-			if (p[3] == "off") {
-				on = med[p[1] "\t" p[2] "\ton"]
-				printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], on,
-					med[k] + 0 ? sprintf("%.3f", on / med[k]) : "n/a"
-			} else if (!((p[1] "\t" p[2] "\toff") in med)) {
-				printf "SUMMARY %s\t%s\t-\t%s\t-\n", p[1], p[2], med[k]
-			}
-		}
-	}' | sort
+bench_summary $rows
 
 # perf lock contention, when the guest has perf, over a contended run,
 # next to what mmfix counted over the same run.

@@ -7,6 +7,8 @@
 # Metrics: ops_per_s (timing, noisy under TCG), drains_per_op (count),
 # and stress-ng --mremap bogo_ops_per_s when stress-ng is present.
 
+. /tests/lib-bench.sh
+
 PD=/sys/kernel/mmfix/fixes/populate_drain
 
 case ${1:-ci} in
@@ -14,7 +16,6 @@ full)	reps=7; ops=20000; threads="1 2"; sng_time=10 ;;
 *)	reps=3; ops=2000; threads="1 2"; sng_time=2 ;;
 esac
 
-bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
 
 # one_churn THREADS STATE REP: one run, three metrics.
 one_churn() {
@@ -53,22 +54,4 @@ while [ $rep -le $reps ]; do
 done
 echo 0 >$PD/enabled
 
-# median per (metric, config, state), then on/off
-sed 's/^BENCH //' $rows | awk -F'\t' '
-	{ k = $1 "\t" $2 "\t" $3; v[k, ++n[k]] = $5 }
-	END {
-		for (k in n) {
-			c = n[k]
-			for (i = 1; i <= c; i++) a[i] = v[k, i]
-			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med[k] = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
-		}
-		for (k in med) {
-			split(k, p, "\t")
-			if (p[3] != "off") continue
-			on = med[p[1] "\t" p[2] "\ton"]
-			printf "SUMMARY %s\t%s\t%s\t%s\t%s\n", p[1], p[2], med[k], on,
-				med[k] + 0 ? sprintf("%.3f", on / med[k]) : "n/a"
-		}
-	}' | sort
+bench_summary $rows
