@@ -17,8 +17,13 @@ mmfix_require_ko toggle-storm || return 0
 n=$(rel_size 1000 10000)
 # Each stats write that changes the state registers or unregisters every
 # probe (unregistering ftrace callbacks waits for RCU-tasks grace
-# periods): ~0.3 s under TCG, so the full size takes most of an hour.
-n_stats=$(rel_size 10 10000)
+# periods): 0.3 to 1 s under TCG, so the full size takes one to three
+# hours.  mmfixtest.stats_toggles=N (scripts/reliability --stats-toggles)
+# sets another count; the report says how many were made.
+n_stats=$(cmdline_get stats_toggles) || n_stats=$(rel_size 10 10000)
+case $n_stats in
+''|*[!0-9]*|0) t_fail toggle-storm-stats-toggles "mmfixtest.stats_toggles=$n_stats is not a positive count"; return 0 ;;
+esac
 churn_ops=$(rel_size 400 4000)	# per thread, 2 threads
 PD=$MMFIX_SYS/fixes/populate_drain
 
