@@ -52,18 +52,6 @@ struct mmfix_lru_slot {
 
 static DEFINE_PER_CPU(struct mmfix_lru_slot[MMFIX_NR_CTX], mmfix_lru_slots);
 
-static const char *const mmfix_lru_lock_funcs[] = {
-	"folio_lruvec_lock",
-	"folio_lruvec_lock_irq",
-	"folio_lruvec_lock_irqsave",
-};
-
-static const char *const mmfix_lru_unlock_funcs[] = {
-	"_raw_spin_unlock",
-	"_raw_spin_unlock_irq",
-	"_raw_spin_unlock_irqrestore",
-};
-
 static struct ftrace_ops *mmfix_lru_unlock_ops;
 static struct ftrace_ops *mmfix_lru_lock_ops;
 
@@ -200,34 +188,32 @@ static void mmfix_lru_clear_slots(void)
 		       sizeof(mmfix_lru_slots));
 }
 
-/* An ftrace_ops calling @func on entry of the @n functions @names. */
+/*
+ * An ftrace_ops calling @func on entry of the @n functions at @ips.  By
+ * address: matching names would look up the symbol of every traceable
+ * function, on each switch-on (most of its cost).  The folio_lruvec_lock*()
+ * are not exported: livepatch relocations (module/klp-symbols); their
+ * addresses are compared by ftrace, never called.
+ */
 static struct ftrace_ops *mmfix_lru_hook(ftrace_func_t func,
-					 const char *const *names,
-					 unsigned int n)
+					 unsigned long *ips, unsigned int n)
 {
 	struct ftrace_ops *ops;
-	char name[32];
-	unsigned int i;
 	int ret;
 
 	ops = kzalloc(sizeof(*ops), GFP_KERNEL);
 	if (!ops)
 		return ERR_PTR(-ENOMEM);
 	ops->func = func;
-	for (i = 0; i < n; i++) {
-		/* ftrace_set_filter() may edit the buffer it parses */
-		strscpy(name, names[i], sizeof(name));
-		ret = ftrace_set_filter(ops, (unsigned char *)name,
-					strlen(name), i == 0);
-		if (ret) {
-			pr_warn("stats: cannot trace %s (%d)\n", name, ret);
-			goto err_filter;
-		}
+	ret = ftrace_set_filter_ips(ops, ips, n, 0, 1);
+	if (ret) {
+		pr_warn("stats: cannot trace %ps (%d)\n", (void *)ips[0], ret);
+		goto err_filter;
 	}
 	ret = register_ftrace_function(ops);
 	if (ret) {
-		pr_warn("stats: cannot register an ftrace callback on %s (%d)\n",
-			names[0], ret);
+		pr_warn("stats: cannot register an ftrace callback on %ps (%d)\n",
+			(void *)ips[0], ret);
 		goto err_filter;
 	}
 	return ops;
@@ -253,11 +239,15 @@ static void mmfix_lru_unhook(struct ftrace_ops **opsp)
 
 int mmfix_stats_lru_start(void)
 {
+	unsigned long ips[] = {
+		(unsigned long)_raw_spin_unlock,
+		(unsigned long)_raw_spin_unlock_irq,
+		(unsigned long)_raw_spin_unlock_irqrestore,
+	};
 	struct ftrace_ops *ops;
 
 	mmfix_lru_clear_slots();
-	ops = mmfix_lru_hook(mmfix_lru_unlock, mmfix_lru_unlock_funcs,
-			     ARRAY_SIZE(mmfix_lru_unlock_funcs));
+	ops = mmfix_lru_hook(mmfix_lru_unlock, ips, ARRAY_SIZE(ips));
 	if (IS_ERR(ops))
 		return PTR_ERR(ops);
 	mmfix_lru_unlock_ops = ops;
@@ -271,10 +261,14 @@ void mmfix_stats_lru_stop(void)
 
 int mmfix_stats_lru_arm(void)
 {
+	unsigned long ips[] = {
+		(unsigned long)folio_lruvec_lock,
+		(unsigned long)folio_lruvec_lock_irq,
+		(unsigned long)folio_lruvec_lock_irqsave,
+	};
 	struct ftrace_ops *ops;
 
-	ops = mmfix_lru_hook(mmfix_lru_lock, mmfix_lru_lock_funcs,
-			     ARRAY_SIZE(mmfix_lru_lock_funcs));
+	ops = mmfix_lru_hook(mmfix_lru_lock, ips, ARRAY_SIZE(ips));
 	if (IS_ERR(ops))
 		return PTR_ERR(ops);
 	mmfix_lru_lock_ops = ops;
