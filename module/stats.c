@@ -6,7 +6,8 @@
  *
  * Purpose: show an operator how lruvec->lru_lock and mm->mmap_lock
  * behave before and after a fix is switched on, cheaply enough to leave
- * running.  Off (the default), no probe of any kind is registered.
+ * running.  Off (the default), no probe of any kind is registered (one
+ * second after switching off).
  *
  *   echo 1 > /sys/kernel/mmfix/stats/enabled
  *   cat /sys/kernel/mmfix/stats/lru_lock/acquisitions
@@ -25,6 +26,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <trace/events/lock.h>
 #include "stats.h"
 
@@ -33,7 +35,18 @@ struct mmfix_node_stat __percpu *mmfix_stats_node_pcpu;
 
 /* Serialises switching, reset and removal. */
 static DEFINE_MUTEX(mmfix_stats_mutex);
-static bool mmfix_stats_on;
+bool mmfix_stats_on;		/* the switch */
+static bool mmfix_stats_hooked;	/* the probes are registered */
+
+/*
+ * Switching off stops counting at once; the probes go one second later
+ * if the switch is still off.  Unregistering them waits for RCU-tasks
+ * grace periods, so a burst of switching (a script, a toggle storm)
+ * pays for it once, as perf defers its static key disables.
+ */
+#define MMFIX_STATS_UNHOOK_DELAY	HZ
+static void mmfix_stats_unhook(struct work_struct *work);
+static DECLARE_DELAYED_WORK(mmfix_stats_unhook_work, mmfix_stats_unhook);
 
 /* lock:contention_begin/end ************************************************/
 
@@ -171,14 +184,28 @@ static int mmfix_stats_set(bool on)
 	int ret = 0;
 
 	mutex_lock(&mmfix_stats_mutex);
-	if (on && !mmfix_stats_on)
+	if (on && !mmfix_stats_hooked) {
 		ret = mmfix_stats_start();
-	else if (!on && mmfix_stats_on)
-		mmfix_stats_stop();
-	if (!ret)
-		mmfix_stats_on = on;
+		mmfix_stats_hooked = !ret;
+	}
+	if (!ret && on != mmfix_stats_on) {
+		WRITE_ONCE(mmfix_stats_on, on);
+		if (!on)
+			mod_delayed_work(system_wq, &mmfix_stats_unhook_work,
+					 MMFIX_STATS_UNHOOK_DELAY);
+	}
 	mutex_unlock(&mmfix_stats_mutex);
 	return ret;
+}
+
+static void mmfix_stats_unhook(struct work_struct *work)
+{
+	mutex_lock(&mmfix_stats_mutex);
+	if (!mmfix_stats_on && mmfix_stats_hooked) {
+		mmfix_stats_stop();
+		mmfix_stats_hooked = false;
+	}
+	mutex_unlock(&mmfix_stats_mutex);
 }
 
 /* reset *********************************************************************/
@@ -738,6 +765,8 @@ void mmfix_stats_uninit(void)
 	/* Removing the files waits for readers and writers inside them. */
 	mmfix_stats_sysfs_uninit();
 	mmfix_stats_set(false);
+	cancel_delayed_work_sync(&mmfix_stats_unhook_work);
+	mmfix_stats_unhook(NULL);
 	free_percpu(mmfix_stats_node_pcpu);
 	free_percpu(mmfix_stats_pcpu);
 }

@@ -64,6 +64,17 @@ struct mmfix_stats_cpu {
 
 extern struct mmfix_stats_cpu __percpu *mmfix_stats_pcpu;
 extern struct mmfix_node_stat __percpu *mmfix_stats_node_pcpu;
+extern bool mmfix_stats_on;
+
+/*
+ * The switch is on.  Probes stay registered for a while after it goes
+ * off (stats.c); until then they end the holds they saw start but open
+ * no new one.
+ */
+static __always_inline bool mmfix_stats_counting(void)
+{
+	return READ_ONCE(mmfix_stats_on);
+}
 
 /*
  * Execution context of the current CPU: task, softirq, hardirq, NMI.  A

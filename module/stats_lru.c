@@ -115,6 +115,8 @@ static void notrace mmfix_lru_lock(unsigned long ip, unsigned long parent_ip,
 	struct lruvec *lruvec;
 	int nid;
 
+	if (!mmfix_stats_counting())
+		return;	/* switched off: holds already open still end */
 	/* the lookup folio_lruvec_lock*() itself makes next */
 	rcu_read_lock();
 	lruvec = mmfix_folio_lruvec(folio);

@@ -164,7 +164,7 @@ static void mmfix_mmap_start_locking(void *data, struct mm_struct *mm,
 {
 	struct mmfix_mmap_slot *s;
 
-	if (!in_task())
+	if (!in_task() || !mmfix_stats_counting())
 		return;
 	s = mmfix_mmap_claim(mm);
 	if (!s) {
@@ -190,7 +190,8 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 	if (!success) {
 		if (s)
 			mmfix_mmap_free(s);
-		mmfix_mmap_count_failed(write);
+		if (s || mmfix_stats_counting())
+			mmfix_mmap_count_failed(write);
 		return;
 	}
 	if (s) {
@@ -201,6 +202,8 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 		s = write ? NULL : mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
 		if (s)
 			mmfix_mmap_count(s, now);
+		if (!s && !mmfix_stats_counting())
+			return;	/* switched off: no new hold */
 		/* or stats were switched on while this task was waiting */
 		if (!s)
 			s = mmfix_mmap_claim(mm);

@@ -28,6 +28,8 @@ per_op() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", c / n }'; }
 one() {
 	local cfg=$1 st=$2 rep=$3 out ns n
 	echo "$([ "$st" = on ] && echo 1 || echo 0)" >$ST/enabled
+	# off: the probes go a second after switching off
+	[ "$st" = on ] || stats_wait_unhooked
 	# switching patches kernel text, which TCG then translates again:
 	# warm up so that the timed run measures the steady state
 	populate churn -n 300 >/dev/null

@@ -250,3 +250,16 @@ mmfix_unload() {
 	fi
 	return 0
 }
+
+# stats_wait_unhooked [S]: after stats/enabled 0, wait (up to S s, 10)
+# until mmfix's lock statistics probes are gone: they stay for a second
+# after switching off, in case the switch comes back on.  The lru_lock
+# ftrace callbacks go last.
+stats_wait_unhooked() {
+	local i=0 n=$(( ${1:-10} * 10 ))
+	while grep -q '\[mmfix\]' /sys/kernel/tracing/enabled_functions 2>/dev/null; do
+		[ $i -lt $n ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}

@@ -248,6 +248,7 @@ t_check switching-under-load-every-write-succeeds test "$fails" = 0
 t_check switching-under-load-keeps-fix-state-and-counters \
 	test "$(cat $PD/enabled)" = 1 -a "$sk1" -gt "$sk0" -a \
 	     "$(cat $MMFIX_KLP/enabled)" = 1 -a "$(st enabled)" = 0
+stats_wait_unhooked
 t_check switching-off-under-load-leaves-no-probe probes_absent
 t_check switching-under-load-kernel-log-clean dmesg_clean_since "$mark"
 echo "$pd_before" >$PD/enabled
@@ -267,8 +268,10 @@ if echo "$tp_events" >>$TR/kprobe_events 2>/dev/null; then
 	echo 1 >$TR/tracing_on
 	echo 1 >$ST/enabled
 	echo 0 >$ST/enabled
+	stats_wait_unhooked
 	echo 1 >$ST/enabled
 	echo 0 >$ST/enabled
+	stats_wait_unhooked
 	echo 0 >$TR/tracing_on
 	echo 0 >$TR/events/mmfix_tp/enable
 	grep -E 'mmfix_tp|reg:|unreg' $TR/trace | sed 's/^ *//' >/tmp/tp.trace
@@ -285,6 +288,24 @@ if echo "$tp_events" >>$TR/kprobe_events 2>/dev/null; then
 	t_check tracepoint-probes-all-unregistered-on-switch-off cmp -s /tmp/tp.reg /tmp/tp.unreg
 	t_check tracepoint-unregistrations-all-return-0 \
 		sh -c "[ $nret = 10 ] && ! grep ' unreg_ret: ' /tmp/tp.trace | grep -qvE 'ret=(0|0x0)\$'"
+	# a burst of switching registers the probes once, not per write
+	# (twice if the host stalled the guest for a second in between)
+	: >$TR/trace
+	echo "$tp_events" | sed -n 1p >>$TR/kprobe_events
+	echo 1 >$TR/events/mmfix_tp/enable
+	i=0
+	while [ $i -lt 10 ]; do
+		echo 1 >$ST/enabled
+		echo 0 >$ST/enabled
+		i=$((i + 1))
+	done
+	stats_wait_unhooked
+	echo 0 >$TR/events/mmfix_tp/enable
+	nburst=$(grep -c ' reg: .*\[mmfix\]' $TR/trace)
+	echo "-:mmfix_tp/reg" >>$TR/kprobe_events
+	t_comment "tracepoint probe registrations in 10 quick on/off rounds: $nburst"
+	t_check stats-switching-burst-registers-probes-once-or-twice \
+		test "$nburst" = 5 -o "$nburst" = 10
 else
 	t_skip tracepoint-probes-all-unregistered-on-switch-off "cannot place kprobes on tracepoint_probe_(un)register"
 fi
