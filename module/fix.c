@@ -4,6 +4,7 @@
  * of replacement functions handed to the livepatch core.
  */
 #include <linux/errno.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/string.h>
@@ -29,6 +30,22 @@ static const char *const mmfix_fix_names[MMFIX_NR_FIXES] = {
 
 #define MMFIX_FIX_NAME_STR(id, name) " " name
 const char *const mmfix_fix_name_list = MMFIX_FIX_LIST(MMFIX_FIX_NAME_STR) + 1;
+
+/*
+ * The patch's state, as far as its klp callbacks tell it (docs/ABI:
+ * /sys/kernel/mmfix/patch).  unpatching: from pre_unpatch until a
+ * reversed disable has re-enabled the patch (post_patch); with
+ * mmfix_patch.enabled it decides mmfix_patch_live().  in_transition:
+ * from pre_patch or pre_unpatch to the post_* callback that ends the
+ * transition, whichever direction it ended in.  A loading transition
+ * reversed by writing 0 to the livepatch's enabled file runs no
+ * pre_unpatch; mmfix_patch.enabled turns false then.
+ * mmfix_switch_mutex orders switch writes against pre_unpatch: a write
+ * either lands before the disable begins or fails with EBUSY.
+ */
+bool mmfix_patch_unpatching;
+static bool mmfix_patch_in_transition;
+static DEFINE_MUTEX(mmfix_switch_mutex);
 
 /* All applicable fixes' functions, plus the terminating { }. */
 static struct klp_func mmfix_klp_funcs[MMFIX_NR_FIXES * MMFIX_FIX_MAX_FUNCS + 1];
@@ -68,6 +85,35 @@ int mmfix_fix_set_enabled(struct mmfix_fix *fix, bool on)
 		return -EOPNOTSUPP;
 	WRITE_ONCE(fix->enabled, on);
 	return 0;
+}
+
+/*
+ * A write to fixes/<fix>/enabled: as mmfix_fix_set_enabled(), but
+ * -EBUSY, changing nothing, once the patch is being disabled.
+ */
+int mmfix_fix_switch(struct mmfix_fix *fix, bool on)
+{
+	int ret = -EBUSY;
+
+	mutex_lock(&mmfix_switch_mutex);
+	if (mmfix_patch_live())
+		ret = mmfix_fix_set_enabled(fix, on);
+	mutex_unlock(&mmfix_switch_mutex);
+	return ret;
+}
+
+/*
+ * "enabled": live and no transition under way; "transition": live
+ * while the patching transition runs; "disabled": not live (the
+ * switches read 0 and refuse writes), from the start of a disable on,
+ * and also while a reversed disable re-enables the patch, until that
+ * transition ends.
+ */
+const char *mmfix_patch_state(void)
+{
+	if (!mmfix_patch_live())
+		return "disabled";
+	return READ_ONCE(mmfix_patch_in_transition) ? "transition" : "enabled";
 }
 
 static int mmfix_fix_init(struct mmfix_fix *fix, bool enable)
@@ -141,6 +187,7 @@ static int mmfix_fixes_pre_patch(struct klp_object *obj)
 	unsigned int i;
 	int ret;
 
+	WRITE_ONCE(mmfix_patch_in_transition, true);
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		fix = mmfix_fixes[i];
 		if (!fix->applicable || !fix->pre_patch)
@@ -158,6 +205,7 @@ err_undo:
 		if (fix->applicable && fix->post_unpatch)
 			fix->post_unpatch(fix);
 	}
+	WRITE_ONCE(mmfix_patch_in_transition, false);
 	return ret;
 }
 
@@ -168,12 +216,20 @@ static void mmfix_fixes_post_patch(struct klp_object *obj)
 	while (i--)
 		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_patch)
 			mmfix_fixes[i]->post_patch(mmfix_fixes[i]);
+	/* the patch is fully enabled, also at the end of a reversed disable */
+	WRITE_ONCE(mmfix_patch_unpatching, false);
+	WRITE_ONCE(mmfix_patch_in_transition, false);
 }
 
 static void mmfix_fixes_pre_unpatch(struct klp_object *obj)
 {
 	unsigned int i;
 
+	/* every fix off before the first task runs the kernel's code again */
+	mutex_lock(&mmfix_switch_mutex);
+	WRITE_ONCE(mmfix_patch_unpatching, true);
+	WRITE_ONCE(mmfix_patch_in_transition, true);
+	mutex_unlock(&mmfix_switch_mutex);
 	for (i = 0; i < MMFIX_NR_FIXES; i++)
 		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->pre_unpatch)
 			mmfix_fixes[i]->pre_unpatch(mmfix_fixes[i]);
@@ -186,6 +242,7 @@ static void mmfix_fixes_post_unpatch(struct klp_object *obj)
 	while (i--)
 		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_unpatch)
 			mmfix_fixes[i]->post_unpatch(mmfix_fixes[i]);
+	WRITE_ONCE(mmfix_patch_in_transition, false);
 }
 
 const struct klp_callbacks mmfix_fixes_klp_callbacks = {

@@ -86,7 +86,8 @@ static struct klp_object mmfix_objs[] = {
 	{ }
 };
 
-static struct klp_patch mmfix_patch = {
+/* Global: mmfix_patch_live() reads its enabled flag (mmfix.h). */
+struct klp_patch mmfix_patch = {
 	.mod = THIS_MODULE,
 	.objs = mmfix_objs,
 };

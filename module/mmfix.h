@@ -43,9 +43,27 @@ struct mmfix_fix {
 	void (*post_unpatch)(struct mmfix_fix *fix);
 };
 
+/* main.c: the livepatch itself; fix.c: set by its klp callbacks. */
+extern struct klp_patch mmfix_patch;
+extern bool mmfix_patch_unpatching;
+
+/*
+ * True while the fixes may take effect: the patch is enabled and no
+ * disable has begun since it was last fully enabled.  From the
+ * pre_unpatch callback of a disable (or from the moment a loading
+ * transition is reversed) every fix behaves as if switched off, and its
+ * switch reads 0 and refuses writes (EBUSY).
+ */
+static inline bool mmfix_patch_live(void)
+{
+	return READ_ONCE(mmfix_patch.enabled) &&
+	       !READ_ONCE(mmfix_patch_unpatching);
+}
+
+/* The fix's switch is on and the patch is live. */
 static inline bool mmfix_fix_on(const struct mmfix_fix *fix)
 {
-	return READ_ONCE(fix->enabled);
+	return READ_ONCE(fix->enabled) && mmfix_patch_live();
 }
 
 static inline void mmfix_count(struct mmfix_fix *fix, unsigned int idx)
@@ -85,6 +103,8 @@ void mmfix_fixes_uninit(void);
 struct klp_func *mmfix_fixes_klp_funcs(void);
 extern const struct klp_callbacks mmfix_fixes_klp_callbacks;
 int mmfix_fix_set_enabled(struct mmfix_fix *fix, bool on);
+int mmfix_fix_switch(struct mmfix_fix *fix, bool on);
+const char *mmfix_patch_state(void);
 u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx);
 unsigned int mmfix_nr_counters(const struct mmfix_fix *fix);
 

@@ -42,12 +42,20 @@ static ssize_t kernel_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", MMFIX_SERIES);
 }
 
+static ssize_t patch_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", mmfix_patch_state());
+}
+
 static struct kobj_attribute mmfix_version_attr = __ATTR_RO(version);
 static struct kobj_attribute mmfix_kernel_attr = __ATTR_RO(kernel);
+static struct kobj_attribute mmfix_patch_attr = __ATTR_RO(patch);
 
 static struct attribute *mmfix_top_attrs[] = {
 	&mmfix_version_attr.attr,
 	&mmfix_kernel_attr.attr,
+	&mmfix_patch_attr.attr,
 	NULL
 };
 
@@ -61,7 +69,10 @@ static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", mmfix_fix_on(mmfix_fix_of(kobj)));
 }
 
-/* Exactly "0" or "1", optionally followed by one newline. */
+/*
+ * Exactly "0" or "1", optionally followed by one newline; EBUSY once the
+ * patch is being disabled.
+ */
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
@@ -72,7 +83,7 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 		len--;
 	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
 		return -EINVAL;
-	ret = mmfix_fix_set_enabled(mmfix_fix_of(kobj), buf[0] == '1');
+	ret = mmfix_fix_switch(mmfix_fix_of(kobj), buf[0] == '1');
 	return ret ? ret : count;
 }
 
