@@ -24,6 +24,7 @@
 	X(POPULATE_DRAIN,	"populate_drain")	\
 	X(ANON_FAULT,		"anon_fault")	\
 	X(UNMAP_DRAIN,		"unmap_drain")	\
+	X(LRU_ADD_FREE_DEAD,	"lru_add_free_dead")	\
 	X(KHUGEPAGED_SCAN,	"khugepaged_scan")
 
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,

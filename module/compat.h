@@ -89,13 +89,22 @@
  * free_pages_and_swap_cache(); 6.12: it is in vms_clear_ptes() (inline,
  * so notrace; reached through vms_complete_munmap_vmas()) and the pages
  * come encoded.  7.2/7.3 have neither drain.
+ *
+ * lru_add_free_dead: 7.2 frees the folios of an lru_add batch that only
+ * the batch still holds instead of putting them on the LRU; 6.1 and
+ * 6.12 do not.  6.1's lru_add move function is lru_add_fn() and its
+ * dead pages are freed through a list (free_unref_page_list()); 6.12's
+ * is lru_add() and they go through a folio batch (free_unref_folios()).
  */
 # if MMFIX_SERIES_IS(6, 1)
 #  define MMFIX_HAVE_UNMAP_DRAIN	1
 #  define MMFIX_UNMAP_DRAIN_UNMAP_REGION	1
+#  define MMFIX_HAVE_LRU_ADD_FREE_DEAD	1
+#  define MMFIX_LRU_ADD_FREE_DEAD_LIST	1
 # elif MMFIX_SERIES_IS(6, 12)
 #  define MMFIX_HAVE_UNMAP_DRAIN	1
 #  define MMFIX_UNMAP_DRAIN_VMS		1
+#  define MMFIX_HAVE_LRU_ADD_FREE_DEAD	1
 # endif
 
 /*

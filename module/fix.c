@@ -15,6 +15,7 @@ struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES] = {
 	[MMFIX_FIX_POPULATE_DRAIN]	= &mmfix_populate_drain,
 	[MMFIX_FIX_ANON_FAULT]		= &mmfix_anon_fault,
 	[MMFIX_FIX_UNMAP_DRAIN]		= &mmfix_unmap_drain,
+	[MMFIX_FIX_LRU_ADD_FREE_DEAD]	= &mmfix_lru_add_free_dead,
 	[MMFIX_FIX_KHUGEPAGED_SCAN]	= &mmfix_khugepaged_scan,
 };
 #else

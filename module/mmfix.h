@@ -92,6 +92,7 @@ static inline void mmfix_count_max(struct mmfix_fix *fix, unsigned int idx,
 extern struct mmfix_fix mmfix_populate_drain;
 extern struct mmfix_fix mmfix_anon_fault;
 extern struct mmfix_fix mmfix_unmap_drain;
+extern struct mmfix_fix mmfix_lru_add_free_dead;
 extern struct mmfix_fix mmfix_khugepaged_scan;
 
 /* fix.c: the table of fixes, counters, and the patch's function list */

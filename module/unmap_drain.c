@@ -22,24 +22,16 @@
  * function: its caller on the munmap path, vms_complete_munmap_vmas(),
  * is replaced instead and carries a copy of it.
  *
- * Without the drains a full per-CPU lru_add batch finds most of its
- * folios already unmapped, held only by the batch: folio_batch_move_lru()
- * puts them on the LRU under the lock and its folios_put() takes them
- * off again under the lock.  7.x frees such folios before they reach the
- * LRU (JP Kobryn, "mm/lruvec: preemptively free dead folios during
- * lru_add drain", 2026-04).  The two changes together are what removing
- * the munmap drains needs on 6.x, so the same switch carries both:
- * folio_batch_move_lru() (mm/swap.c, static, out of line in both series)
- * is replaced by the kernel's own, which with the fix on takes such
- * folios out of an lru_add batch and frees them without the lock.
+ * Without the drains a full lru_add batch finds most of its folios
+ * already unmapped, held only by the batch; lru_add_free_dead
+ * (lru_add_free_dead.c) frees those without putting them on the LRU.
  */
-#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
 #include <linux/swap.h>
-#ifdef MMFIX_HAVE_UNMAP_DRAIN
+#ifdef MMFIX_UNMAP_DRAIN_VMS
 #include <linux/pagevec.h>
 #endif
 #include "mmfix.h"
@@ -56,7 +48,7 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
 			bool freed_tables);
 #include <asm/tlb.h>
 
-enum { UD_DRAINED, UD_SKIPPED, UD_DEAD_FREED };
+enum { UD_DRAINED, UD_SKIPPED };
 
 #ifdef MMFIX_HAVE_UNMAP_DRAIN
 
@@ -69,45 +61,6 @@ static void mmfix_unmap_lru_drain(void)
 	} else {
 		mmfix_count(&mmfix_unmap_drain, UD_SKIPPED);
 	}
-}
-
-typedef void (*mmfix_move_fn_t)(struct lruvec *lruvec, struct folio *folio);
-
-/*
- * With the fix on, for each folio of an lru_add batch before it would be
- * put on the LRU: true if the batch's reference is the only one left.
- * The folio is then frozen at refcount 0 and the caller frees it as
- * folios_put() frees an order-0 folio that is not on an LRU, without
- * the lruvec lock.  As upstream:
- * - folio_ref_freeze(folio, 1) succeeds only while nobody else holds a
- *   reference, and from then on every speculative folio_try_get() fails,
- *   exactly as after folios_put()'s put to zero.  A folio in an lru_add
- *   batch is not on an LRU (PG_lru is set only by the move), and only
- *   this CPU's batch code can reach it through the batch.
- * - PG_active (MGLRU faults, folio_mark_accessed() of a batched folio,
- *   refaults) and PG_unevictable (a folio put back after isolation from
- *   the unevictable LRU) may be set on a batched folio; the LRU round
- *   trip would have cleared them (__folio_clear_lru_flags()), and the page
- *   allocator reports a page freed with them as bad.  PG_mlocked is
- *   cleared and NR_MLOCK fixed by the page allocator's free path, for
- *   this path as for the usual one.
- * - The memcg charge is dropped before the free, as folios_put() does.
- * Not as upstream: large folios are left to the usual path (6.1's
- * free_unref_page_list() frees order-0 pages only; a large folio never
- * waits in a batch, and the caller adding it holds a reference, so
- * upstream's deferred-split unqueue is not needed), and so are
- * ZONE_DEVICE folios, which in 6.1 and 6.12 are idle at refcount 1
- * (put_devmap_managed_page()) and are never added to an LRU anyway.
- */
-static bool mmfix_lru_add_folio_dead(struct folio *folio)
-{
-	if (folio_test_large(folio) || folio_is_zone_device(folio))
-		return false;
-	if (!folio_ref_freeze(folio, 1))
-		return false;
-	__folio_clear_active(folio);
-	__folio_clear_unevictable(folio);
-	return true;
 }
 
 #ifdef MMFIX_UNMAP_DRAIN_UNMAP_REGION
@@ -142,55 +95,6 @@ static void mmfix_free_pages_and_swap_cache(struct page **pages, int nr)
 	release_pages(pages, nr);
 }
 
-/* mm/swap.c (static) and mm/internal.h. */
-void lru_add_fn(struct lruvec *lruvec, struct folio *folio);
-void free_unref_page_list(struct list_head *list);
-
-/*
- * The kernel's own; with the fix on, an lru_add batch's dead folios are
- * freed instead of put on the LRU, and the live ones keep their order.
- */
-static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
-				       mmfix_move_fn_t move_fn)
-{
-	bool free_dead = move_fn == lru_add_fn &&
-			 mmfix_fix_on(&mmfix_unmap_drain);
-	struct lruvec *lruvec = NULL;
-	unsigned long flags = 0;
-	unsigned int nr = 0;
-	LIST_HEAD(dead);
-	int i;
-
-	for (i = 0; i < folio_batch_count(fbatch); i++) {
-		struct folio *folio = fbatch->folios[i];
-
-		if (free_dead && mmfix_lru_add_folio_dead(folio)) {
-			list_add(&folio->lru, &dead);
-			mmfix_count(&mmfix_unmap_drain, UD_DEAD_FREED);
-			continue;
-		}
-		fbatch->folios[nr++] = folio;
-
-		/* block memcg migration while the folio moves between lru */
-		if (move_fn != lru_add_fn && !folio_test_clear_lru(folio))
-			continue;
-
-		lruvec = folio_lruvec_relock_irqsave(folio, lruvec, &flags);
-		move_fn(lruvec, folio);
-
-		folio_set_lru(folio);
-	}
-
-	if (lruvec)
-		unlock_page_lruvec_irqrestore(lruvec, flags);
-	if (!list_empty(&dead)) {
-		mem_cgroup_uncharge_list(&dead);
-		free_unref_page_list(&dead);
-	}
-	folios_put(fbatch->folios, nr);
-	folio_batch_init(fbatch);
-}
-
 static struct klp_func mmfix_unmap_drain_funcs[] = {
 	{
 		.old_name = "unmap_region",
@@ -199,10 +103,6 @@ static struct klp_func mmfix_unmap_drain_funcs[] = {
 	{
 		.old_name = "free_pages_and_swap_cache",
 		.new_func = mmfix_free_pages_and_swap_cache,
-	},
-	{
-		.old_name = "folio_batch_move_lru",
-		.new_func = mmfix_folio_batch_move_lru,
 	},
 	{ }
 };
@@ -323,56 +223,6 @@ static void mmfix_free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 		folios_put_refs(&folios, refs);
 }
 
-/* mm/swap.c (static) and mm/internal.h. */
-void lru_add(struct lruvec *lruvec, struct folio *folio);
-void free_unref_folios(struct folio_batch *folios);
-
-/*
- * The kernel's own; with the fix on, an lru_add batch's dead folios are
- * freed instead of put on the LRU, and the live ones keep their order.
- */
-static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
-				       mmfix_move_fn_t move_fn)
-{
-	bool free_dead = move_fn == lru_add &&
-			 mmfix_fix_on(&mmfix_unmap_drain);
-	struct lruvec *lruvec = NULL;
-	unsigned long flags = 0;
-	struct folio_batch dead;
-	unsigned int nr = 0;
-	int i;
-
-	folio_batch_init(&dead);
-	for (i = 0; i < folio_batch_count(fbatch); i++) {
-		struct folio *folio = fbatch->folios[i];
-
-		if (free_dead && mmfix_lru_add_folio_dead(folio)) {
-			folio_batch_add(&dead, folio);
-			mmfix_count(&mmfix_unmap_drain, UD_DEAD_FREED);
-			continue;
-		}
-		fbatch->folios[nr++] = folio;
-
-		/* block memcg migration while the folio moves between lru */
-		if (move_fn != lru_add && !folio_test_clear_lru(folio))
-			continue;
-
-		folio_lruvec_relock_irqsave(folio, &lruvec, &flags);
-		move_fn(lruvec, folio);
-
-		folio_set_lru(folio);
-	}
-
-	if (lruvec)
-		unlock_page_lruvec_irqrestore(lruvec, flags);
-	if (folio_batch_count(&dead)) {
-		mem_cgroup_uncharge_folios(&dead);
-		free_unref_folios(&dead);
-	}
-	fbatch->nr = nr;
-	folios_put(fbatch);
-}
-
 static struct klp_func mmfix_unmap_drain_funcs[] = {
 	{
 		.old_name = "vms_complete_munmap_vmas",
@@ -381,10 +231,6 @@ static struct klp_func mmfix_unmap_drain_funcs[] = {
 	{
 		.old_name = "free_pages_and_swap_cache",
 		.new_func = mmfix_free_pages_and_swap_cache,
-	},
-	{
-		.old_name = "folio_batch_move_lru",
-		.new_func = mmfix_folio_batch_move_lru,
 	},
 	{ }
 };
@@ -401,7 +247,6 @@ static struct klp_func mmfix_unmap_drain_funcs[] = {
 static const char * const mmfix_unmap_drain_counters[] = {
 	[UD_DRAINED] = "drained",
 	[UD_SKIPPED] = "skipped",
-	[UD_DEAD_FREED] = "dead_freed",
 	NULL
 };
 

@@ -1,18 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
-# unmap_drain: MAP_POPULATE + munmap churn counted with kprobes on the
-# lruvec lock functions (tests/guest/lib-lru.sh), stock versus fixes on
-# versus stock again in the same boot; data, mlock and freeing checks.
-# 6.1/6.12: populate_drain alone changes nothing (munmap drains), with
-# unmap_drain too the lock is taken MIN_RATIO times less often, and
-# folios only an lru_add batch still holds are freed without reaching
-# the LRU (dead_freed), with and without MGLRU, and uncharged from
-# their memcg.
-# 7.2/7.3: unmap_drain does not apply; populate_drain alone does it.
+# unmap_drain and lru_add_free_dead: MAP_POPULATE + munmap churn counted
+# with kprobes on the lruvec lock functions (tests/guest/lib-lru.sh),
+# stock versus each switch alone versus both versus stock again in the
+# same boot; data, mlock and freeing checks.
+# 6.1/6.12: populate_drain alone changes nothing (munmap drains); with
+# unmap_drain the batches outlive munmap; with lru_add_free_dead alone
+# nothing changes either (every folio is still mapped when munmap
+# drains it); with both the lock is taken MIN_RATIO times less often,
+# and folios only an lru_add batch still holds are freed without
+# reaching the LRU (dead_freed), with and without MGLRU, and uncharged
+# from their memcg.
+# 7.2/7.3: neither applies; populate_drain alone does it.
 # Sourced by /init after lib.sh.
 
 . /tests/lib-lru.sh
 
 UD=/sys/kernel/mmfix/fixes/unmap_drain
+LD=/sys/kernel/mmfix/fixes/lru_add_free_dead
 PD=/sys/kernel/mmfix/fixes/populate_drain
 OPS=20000
 
@@ -25,22 +29,28 @@ OPS=20000
 # costs two: ceiling 2/(2/B) = B.  6.1's batch holds 15 folios (ceiling
 # 15.0x; the run's own ~20 other acquisitions leave 14.9x), 6.12's 31.
 # The thresholds fail if the dead folios are not freed (10x and 20.7x).
+# unmap_drain alone (B-1 dead folios put on the LRU and taken off it
+# again): 2/(3/B), 10x and 20.7x; asked for UD_RATIO.
 case $SERIES in
-6.1) MIN_RATIO=14 BATCH=15 ;;
-6.12) MIN_RATIO=25 BATCH=31 ;;
+6.1) MIN_RATIO=14 BATCH=15 UD_RATIO=8 ;;
+6.12) MIN_RATIO=25 BATCH=31 UD_RATIO=16 ;;
 *) MIN_RATIO=15 ;;
 esac
 
 CHURN_ERRORS=0
 
-# set_fixes PD UD: populate_drain and unmap_drain switches (UD "-" leaves
-# unmap_drain alone, for kernels where it does not apply).
+# set_fixes PD UD [LD]: populate_drain, unmap_drain and lru_add_free_dead
+# switches (UD "-" leaves the last two alone, for kernels where they do
+# not apply; LD defaults to UD).
 set_fixes() {
 	echo "$1" >$PD/enabled
-	[ "$2" = - ] || echo "$2" >$UD/enabled
+	[ "$2" = - ] && return 0
+	echo "$2" >$UD/enabled
+	echo "${3:-$2}" >$LD/enabled
 }
 
 ud_counter() { cat "$UD/$1"; }
+ld_counter() { cat "$LD/$1"; }
 
 # churn_locks LABEL: OPS single-page populate/write/check/munmap ops on
 # CPU 0 (one CPU's LRU batches); LOCKS gets the lock acquisitions.
@@ -85,8 +95,15 @@ fi
 
 case $SERIES in
 6.1|6.12)
+	# docs/fixes/unmap-drain.md: callers may rely on no more than the
+	# ABI of a replaced function only if gcc made no IPA clone of it
+	t_check replaced-functions-have-no-ipa-clones sh -c "! grep -E \
+		' (unmap_region|vms_complete_munmap_vmas|vms_clean_up_area|free_pages_and_swap_cache|folio_batch_move_lru)\.' \
+		/proc/kallsyms"
 	t_check unmap-drain-applicable-and-off-by-default \
 		test "$(cat $UD/applicable)" = 1 -a "$(cat $UD/enabled)" = 0
+	t_check lru-add-free-dead-applicable-and-off-by-default \
+		test "$(cat $LD/applicable)" = 1 -a "$(cat $LD/enabled)" = 0
 
 	set_fixes 0 0
 	churn_locks stock
@@ -99,37 +116,59 @@ case $SERIES in
 	t_check populate-drain-alone-gains-nothing-munmap-drains \
 		within_10pct "$LOCKS" "$S1"
 
+	set_fixes 1 1 0
+	x0=$(ld_counter dead_freed)
+	churn_locks unmap-drain-alone
+	U=$LOCKS
+	xd=$(($(ld_counter dead_freed) - x0))
+	t_check unmap-drain-alone-lru-locks-at-least-${UD_RATIO}x-fewer \
+		lru_ratio_ge "$S1" "$U" "$UD_RATIO" ||
+		echo "stock $S1, unmap_drain alone $U: $(lru_ratio "$S1" "$U")x"
+	t_check lru-add-free-dead-off-frees-no-batched-folio test "$xd" = 0 ||
+		echo "dead_freed +$xd"
+	t_comment "populate_drain+unmap_drain: $(lru_ratio "$S1" "$U")x fewer lruvec lock acquisitions"
+
+	set_fixes 1 0 1
+	x0=$(ld_counter dead_freed)
+	churn_locks lru-add-free-dead-alone
+	L=$LOCKS
+	xd=$(($(ld_counter dead_freed) - x0))
+	t_comment "lru-add-free-dead-alone: dead_freed +$xd in $OPS ops"
+	t_check lru-add-free-dead-alone-gains-nothing-munmap-drains \
+		within_10pct "$L" "$S1"
+	t_comment "populate_drain+lru_add_free_dead: $(lru_ratio "$S1" "$L")x fewer lruvec lock acquisitions"
+
 	set_fixes 1 1
 	d0=$(ud_counter drained) s0=$(ud_counter skipped)
-	x0=$(ud_counter dead_freed)
+	x0=$(ld_counter dead_freed)
 	churn_locks both-on
 	F=$LOCKS
 	dd=$(($(ud_counter drained) - d0)) sd=$(($(ud_counter skipped) - s0))
-	xd=$(($(ud_counter dead_freed) - x0))
+	xd=$(($(ld_counter dead_freed) - x0))
 	t_check unmap-drain-on-skips-every-drain \
 		test "$dd" = 0 -a "$sd" -ge $((2 * OPS)) ||
 		echo "drained +$dd skipped +$sd"
 	# B-1 of every B folios are dead when their batch moves.
 	t_comment "both-on: dead_freed +$xd in $OPS ops"
-	t_check unmap-drain-on-frees-dead-batched-folios-off-lru \
+	t_check lru-add-free-dead-on-frees-dead-batched-folios-off-lru \
 		test "$xd" -ge $((OPS * (BATCH - 1) / BATCH * 95 / 100)) -a "$xd" -le "$OPS" ||
 		echo "dead_freed +$xd in $OPS ops"
 	t_check both-on-lru-locks-at-least-${MIN_RATIO}x-fewer \
 		lru_ratio_ge "$S1" "$F" "$MIN_RATIO" ||
 		echo "stock $S1, fixed $F: $(lru_ratio "$S1" "$F")x"
-	t_comment "populate_drain+unmap_drain: $(lru_ratio "$S1" "$F")x fewer lruvec lock acquisitions"
+	t_comment "populate_drain+unmap_drain+lru_add_free_dead: $(lru_ratio "$S1" "$F")x fewer lruvec lock acquisitions"
 
 	set_fixes 0 0
 	d0=$(ud_counter drained) s0=$(ud_counter skipped)
-	x0=$(ud_counter dead_freed)
+	x0=$(ld_counter dead_freed)
 	churn_locks stock-again
 	S2=$LOCKS
 	dd=$(($(ud_counter drained) - d0)) sd=$(($(ud_counter skipped) - s0))
-	xd=$(($(ud_counter dead_freed) - x0))
+	xd=$(($(ld_counter dead_freed) - x0))
 	t_check unmap-drain-off-drains-every-time \
 		test "$sd" = 0 -a "$dd" -ge $((2 * OPS)) ||
 		echo "drained +$dd skipped +$sd"
-	t_check unmap-drain-off-frees-no-batched-folio test "$xd" = 0 ||
+	t_check both-off-frees-no-batched-folio test "$xd" = 0 ||
 		echo "dead_freed +$xd"
 	t_check both-off-lru-locks-back-to-stock back_to_stock ||
 		echo "stock $S1, fixed $F, stock again $S2"
@@ -141,6 +180,11 @@ case $SERIES in
 		     "$(cat $UD/reason)" = "kernel no longer drains in free_pages_and_swap_cache()"
 	t_check unmap-drain-cannot-be-switched-on \
 		sh -c "! echo 1 2>/dev/null >$UD/enabled && [ \"\$(cat $UD/enabled)\" = 0 ]"
+	t_check lru-add-free-dead-not-applicable-kernel-frees-them \
+		test "$(cat $LD/applicable)" = 0 -a \
+		     "$(cat $LD/reason)" = "kernel frees dead folios of an lru_add batch itself"
+	t_check lru-add-free-dead-cannot-be-switched-on \
+		sh -c "! echo 1 2>/dev/null >$LD/enabled && [ \"\$(cat $LD/enabled)\" = 0 ]"
 
 	set_fixes 0 -
 	churn_locks stock
@@ -184,9 +228,9 @@ if [ "$UD_ON" = 1 ]; then
 	*) mglru=off lg1=n ;;
 	esac
 	echo $lg1 >$LG
-	x0=$(ud_counter dead_freed)
+	x0=$(ld_counter dead_freed)
 	out=$(taskset 1 populate churn -n 3000)
-	xd=$(($(ud_counter dead_freed) - x0))
+	xd=$(($(ld_counter dead_freed) - x0))
 	t_comment "MGLRU $mglru: dead_freed +$xd in 3000 ops"
 	t_check fixes-on-mglru-$mglru-churn-frees-dead-folios-data-intact \
 		test "$(field errors "$out")" = 0 -a \
@@ -201,9 +245,9 @@ if [ "$UD_ON" = 1 ]; then
 	CG=/sys/fs/cgroup/mmfix-t20
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	mkdir $CG
-	x0=$(ud_counter dead_freed)
+	x0=$(ld_counter dead_freed)
 	out=$(sh -c "echo \$\$ >$CG/cgroup.procs && exec taskset 1 populate churn -n $OPS")
-	xd=$(($(ud_counter dead_freed) - x0))
+	xd=$(($(ld_counter dead_freed) - x0))
 	drain_all_cpus
 	cur=$(cat $CG/memory.current)
 	t_comment "memcg: dead_freed +$xd in $OPS ops, memory.current $cur bytes after the run"
