@@ -130,9 +130,12 @@ churn_stats() {
 
 have_ud=0
 if [ -e $UD/applicable ] && [ "$(cat $UD/applicable)" = 1 ]; then have_ud=1; fi
+# unmap_drain's churn needs lru_add_free_dead too (docs/fixes/unmap-drain.md)
+LD=/sys/kernel/mmfix/fixes/lru_add_free_dead
 set_drains() {
 	echo "$1" >$PD/enabled
 	[ $have_ud = 0 ] || echo "$1" >$UD/enabled
+	[ $have_ud = 0 ] || [ ! -e $LD/enabled ] || echo "$1" >$LD/enabled
 }
 
 if lru_probe_start; then
@@ -147,7 +150,7 @@ if lru_probe_start; then
 	t_check lru-hold-hist-sums-to-holds \
 		test "$(hist_total $ST/lru_lock/hold_hist)" = "$HOLDS"
 	set_drains 1
-	churn_stats "drains-on$([ $have_ud = 1 ] && echo ' (populate_drain+unmap_drain)')"
+	churn_stats "drains-on$([ $have_ud = 1 ] && echo ' (populate_drain+unmap_drain+lru_add_free_dead)')"
 	ON=$ACQ
 	t_check lru-count-agrees-with-kprobes-within-1pct-drains-on within_1pct "$ACQ" "$IND" ||
 		echo "stats $ACQ, kprobes $IND"
