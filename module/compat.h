@@ -87,8 +87,9 @@
  * free_pages_and_swap_cache().  6.1: the first is in unmap_region()
  * (static, out of line) and the mmu_gather hands page arrays to
  * free_pages_and_swap_cache(); 6.12: it is in vms_clear_ptes() (inline,
- * so notrace; reached through vms_complete_munmap_vmas()) and the pages
- * come encoded.  7.2/7.3 have neither drain.
+ * so notrace; reached through vms_complete_munmap_vmas() and, for
+ * MAP_FIXED over a mapping, vms_clean_up_area()) and the pages come
+ * encoded.  7.2/7.3 have neither drain.
  *
  * lru_add_free_dead: 7.2 frees the folios of an lru_add batch that only
  * the batch still holds instead of putting them on the LRU; 6.1 and

@@ -19,8 +19,10 @@
  * (6.1: mm/mmap.c unmap_region(), mm/swap_state.c; 6.12: mm/vma.c,
  * mm/swap_state.c) with the drain decision as the only difference.
  * 6.12's drain sits in vms_clear_ptes(), an inline (so notrace)
- * function: its caller on the munmap path, vms_complete_munmap_vmas(),
- * is replaced instead and carries a copy of it.
+ * function: its two callers, vms_complete_munmap_vmas() (munmap, and
+ * mmap over an existing mapping after the new one is in place) and
+ * vms_clean_up_area() (MAP_FIXED over an existing mapping, before the
+ * new one goes in), are replaced instead and share a copy of it.
  *
  * Without the drains a full lru_add batch finds most of its folios
  * already unmapped, held only by the batch; lru_add_free_dead
@@ -164,6 +166,28 @@ static void mmfix_vms_clear_ptes(struct mmfix_vma_munmap_struct *vms,
 }
 
 /*
+ * MAP_FIXED over an existing mapping (__mmap_region()): the old PTEs go
+ * before the new VMA is inserted.  vma_close() is mm/internal.h's.
+ */
+static void mmfix_vms_clean_up_area(struct mmfix_vma_munmap_struct *vms,
+		struct ma_state *mas_detach)
+{
+	struct vm_area_struct *vma;
+
+	if (!vms->nr_pages)
+		return;
+
+	mmfix_vms_clear_ptes(vms, mas_detach, true);
+	mas_set(mas_detach, 0);
+	mas_for_each(mas_detach, vma, ULONG_MAX) {
+		if (vma->vm_ops && vma->vm_ops->close) {
+			vma->vm_ops->close(vma);
+			vma->vm_ops = &vma_dummy_vm_ops;
+		}
+	}
+}
+
+/*
  * The VM_WARN_ON()s and validate_mm() of the kernel's function are
  * empty without CONFIG_DEBUG_VM / CONFIG_DEBUG_VM_MAPLE_TREE (Debian).
  */
@@ -227,6 +251,10 @@ static struct klp_func mmfix_unmap_drain_funcs[] = {
 	{
 		.old_name = "vms_complete_munmap_vmas",
 		.new_func = mmfix_vms_complete_munmap_vmas,
+	},
+	{
+		.old_name = "vms_clean_up_area",
+		.new_func = mmfix_vms_clean_up_area,
 	},
 	{
 		.old_name = "free_pages_and_swap_cache",

@@ -9,7 +9,8 @@
 # drains it); with both the lock is taken MIN_RATIO times less often,
 # and folios only an lru_add batch still holds are freed without
 # reaching the LRU (dead_freed), with and without MGLRU, and uncharged
-# from their memcg.
+# from their memcg.  MAP_FIXED over a populated mapping (6.12:
+# vms_clean_up_area()) leaves the batches alone too.
 # 7.2/7.3: neither applies; populate_drain alone does it.
 # Sourced by /init after lib.sh.
 
@@ -157,6 +158,25 @@ case $SERIES in
 		lru_ratio_ge "$S1" "$F" "$MIN_RATIO" ||
 		echo "stock $S1, fixed $F: $(lru_ratio "$S1" "$F")x"
 	t_comment "populate_drain+unmap_drain+lru_add_free_dead: $(lru_ratio "$S1" "$F")x fewer lruvec lock acquisitions"
+
+	# MAP_FIXED over the previous op's populated mapping: mmap() itself
+	# unmaps the old page (6.12: vms_clean_up_area(), then
+	# vms_complete_munmap_vmas() and free_pages_and_swap_cache(); 6.1:
+	# unmap_region()), two drain decisions per op, both skipped.
+	d0=$(ud_counter drained) s0=$(ud_counter skipped)
+	if ! lru_count_run taskset 1 populate churn -f -n "$OPS"; then
+		CHURN_ERRORS=$((CHURN_ERRORS + 1))
+		echo "map-fixed: populate churn -f failed: $LRU_OUT"
+	fi
+	FX=$LRU_LOCKS
+	dd=$(($(ud_counter drained) - d0)) sd=$(($(ud_counter skipped) - s0))
+	t_comment "map-fixed both-on: $FX lruvec lock acquisitions in $OPS ops ($(lru_per_op "$FX" "$OPS")/op), drained +$dd skipped +$sd"
+	t_check map-fixed-over-mapping-skips-every-drain \
+		test "$dd" = 0 -a "$sd" -ge $((2 * OPS)) ||
+		echo "drained +$dd skipped +$sd"
+	t_check map-fixed-over-mapping-lru-locks-at-least-${MIN_RATIO}x-fewer \
+		lru_ratio_ge "$S1" "$FX" "$MIN_RATIO" ||
+		echo "stock $S1, MAP_FIXED churn $FX: $(lru_ratio "$S1" "$FX")x"
 
 	set_fixes 0 0
 	d0=$(ud_counter drained) s0=$(ud_counter skipped)

@@ -2,9 +2,12 @@
 /*
  * populate - MAP_POPULATE workloads for the populate_drain fix.
  *
- *   populate churn [-n OPS] [-t THREADS] [-p PAGES] [-l]
+ *   populate churn [-n OPS] [-t THREADS] [-p PAGES] [-l] [-f]
  *	OPS times per thread: mmap PAGES anonymous pages with MAP_POPULATE
  *	(and MAP_LOCKED with -l), write a pattern, read it back, munmap.
+ *	With -f each op after the first maps MAP_FIXED over the previous
+ *	op's mapping instead, so that mmap() itself unmaps the old pages;
+ *	the last mapping is unmapped at the end.
  *	Prints "ops=N errors=E ns=T"; exits 1 on any data error.
  *
  *   populate lru [-p PAGES] [-l]
@@ -33,7 +36,7 @@
 #define KPF_MLOCKED	33
 
 static long opt_ops = 1000, opt_threads = 1, opt_pages = 1;
-static int opt_locked;
+static int opt_locked, opt_fixed;
 
 static void die(const char *what)
 {
@@ -41,17 +44,25 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void *map_populated(long pages)
+/* At @over with MAP_FIXED, replacing what is mapped there, if not NULL. */
+static void *map_populated_at(void *over, long pages)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
 	void *p;
 
 	if (opt_locked)
 		flags |= MAP_LOCKED;
-	p = mmap(NULL, pages * PG, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (over)
+		flags |= MAP_FIXED;
+	p = mmap(over, pages * PG, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED)
 		die("mmap");
 	return p;
+}
+
+static void *map_populated(long pages)
+{
+	return map_populated_at(NULL, pages);
 }
 
 /* Writes a per-page pattern and checks it; returns the pages that differ. */
@@ -70,14 +81,16 @@ static void *churn_thread(void *arg)
 {
 	uint64_t seed = (uintptr_t)arg << 32;
 	long op, bad = 0;
+	char *p = NULL;
 
 	for (op = 0; op < opt_ops; op++) {
-		char *p = map_populated(opt_pages);
-
+		p = map_populated_at(opt_fixed ? p : NULL, opt_pages);
 		bad += fill_and_check(p, opt_pages, seed + op * opt_pages);
-		if (munmap(p, opt_pages * PG))
+		if (!opt_fixed && munmap(p, opt_pages * PG))
 			die("munmap");
 	}
+	if (opt_fixed && p && munmap(p, opt_pages * PG))
+		die("munmap");
 	return (void *)bad;
 }
 
@@ -179,12 +192,13 @@ int main(int argc, char **argv)
 	int c;
 
 	optind = 2;
-	while ((c = getopt(argc, argv, "n:t:p:l")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:p:lf")) != -1) {
 		switch (c) {
 		case 'n': opt_ops = atol(optarg); break;
 		case 't': opt_threads = atol(optarg); break;
 		case 'p': opt_pages = atol(optarg); break;
 		case 'l': opt_locked = 1; break;
+		case 'f': opt_fixed = 1; break;
 		default: return 2;
 		}
 	}
@@ -194,6 +208,6 @@ int main(int argc, char **argv)
 		return do_churn();
 	if (!strcmp(cmd, "lru"))
 		return do_lru();
-	fprintf(stderr, "usage: populate churn|lru [-n OPS] [-t THREADS] [-p PAGES] [-l]\n");
+	fprintf(stderr, "usage: populate churn|lru [-n OPS] [-t THREADS] [-p PAGES] [-l] [-f]\n");
 	return 2;
 }
