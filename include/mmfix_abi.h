@@ -26,6 +26,12 @@
 	X(UNMAP_DRAIN,		"unmap_drain")	\
 	X(KHUGEPAGED_SCAN,	"khugepaged_scan")
 
+/*
+ * enable=MMFIX_ENABLE_RECOMMENDED switches on the fixes whose
+ * fixes/<fix>/recommended file reads 1 (chosen by the module per kernel).
+ */
+#define MMFIX_ENABLE_RECOMMENDED	"recommended"
+
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {
 	MMFIX_FIX_LIST(MMFIX_FIX_ENUM)
