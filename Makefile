@@ -14,8 +14,11 @@
 #   make style       checkpatch over the module
 #   make dkms-install  mmfix under DKMS for KVER (default: running kernel)
 #   make dkms-remove   take it out of DKMS again
-#   make install     mmfixctl, its man page and bash completion
-#   make install-boot  /etc/modules-load.d and /etc/modprobe.d defaults
+#   make install     mmfixctl, its man page and bash completion under
+#                    PREFIX (default /usr/local; /usr is the packages')
+#   make install-boot  mmfix.service and the /etc/modprobe.d default
+#   make uninstall, make uninstall-boot   take them out again
+#   make deb         mmfix-dkms and mmfixctl .deb packages in build/deb/
 
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
@@ -23,7 +26,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all setup ctl tools guest-progs modules test demo bench soak style \
 	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
-	install-boot
+	install-boot uninstall uninstall-boot deb
 
 all: ctl tools
 
@@ -116,17 +119,60 @@ dkms-remove:
 	if $(DKMS_HAS); then $(DKMS) remove mmfix/$(MMFIX_VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
 
-install:
-	$(MAKE) -C userspace-ctl install
+# Source installs go to /usr/local; /usr belongs to dpkg (make deb).
+PREFIX ?= /usr/local
+SBINDIR = $(PREFIX)/sbin
+LIBEXECDIR = $(PREFIX)/libexec/mmfix
+UNITDIR = /etc/systemd/system
+INSTALLED = $(SBINDIR)/mmfixctl $(PREFIX)/share/man/man8/mmfixctl.8 \
+	$(PREFIX)/share/bash-completion/completions/mmfixctl
 
-# Load mmfix at boot with the fixes named in modprobe.d switched on.
-# Existing files are left alone: they hold the administrator's choice.
+install:
+	$(MAKE) -C userspace-ctl install PREFIX=$(PREFIX)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# mmfix.service (loads mmfix at boot, fails visibly; docs/install.md),
+# its helper, and the fixes switched on at load in modprobe.d.  An
+# existing modprobe.d file is left alone: it holds the administrator's
+# choice.  The unit is installed, not enabled.
 install-boot:
-	@for f in modules-load.d/mmfix.conf modprobe.d/mmfix.conf; do \
-		if [ -e $(DESTDIR)/etc/$$f ]; then \
-			echo "install-boot: keeping existing /etc/$$f"; \
-		else \
-			install -D -m 0644 contrib/$$f $(DESTDIR)/etc/$$f; \
-			echo "install-boot: installed /etc/$$f"; \
-		fi; \
-	done
+	install -D -m 0755 contrib/systemd/mmfix-load $(DESTDIR)$(LIBEXECDIR)/mmfix-load
+	mkdir -p $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/libexec/mmfix/|$(LIBEXECDIR)/|' \
+		-e 's|/usr/sbin/mmfixctl|$(SBINDIR)/mmfixctl|' \
+		contrib/systemd/mmfix.service >$(DESTDIR)$(UNITDIR)/mmfix.service
+	@f=modprobe.d/mmfix.conf; \
+	if [ -e $(DESTDIR)/etc/$$f ]; then \
+		echo "install-boot: keeping existing /etc/$$f"; \
+	else \
+		install -D -m 0644 contrib/$$f $(DESTDIR)/etc/$$f; \
+		echo "install-boot: installed /etc/$$f"; \
+	fi
+	@echo "install-boot: installed $(UNITDIR)/mmfix.service; enable it with: systemctl daemon-reload && systemctl enable mmfix.service"
+
+# The modprobe.d file only when it is still the one install-boot put
+# there; the unit's enablement link with the unit.
+uninstall-boot:
+	rm -f $(DESTDIR)$(UNITDIR)/multi-user.target.wants/mmfix.service \
+		$(DESTDIR)$(UNITDIR)/mmfix.service $(DESTDIR)$(LIBEXECDIR)/mmfix-load
+	[ ! -d $(DESTDIR)$(LIBEXECDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
+	@f=/etc/modprobe.d/mmfix.conf; \
+	if cmp -s contrib$${f#/etc} $(DESTDIR)$$f; then \
+		rm -f $(DESTDIR)$$f; \
+	elif [ -e $(DESTDIR)$$f ]; then \
+		echo "uninstall-boot: keeping $$f (changed by the administrator)"; \
+	fi
+
+# Debian packages, built with dpkg-buildpackage from a copy of the
+# tree's files (git ls-files) in build/deb/, where the .debs land.
+DEB_DIR = build/deb
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/mmfix-$(MMFIX_VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 cp -P --parents -t $(DEB_DIR)/mmfix-$(MMFIX_VERSION)
+	cd $(DEB_DIR)/mmfix-$(MMFIX_VERSION) && \
+		env -u MAKEFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc
+	cd $(DEB_DIR) && lintian --fail-on error *.changes

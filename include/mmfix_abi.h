@@ -27,6 +27,12 @@
 	X(LRU_ADD_FREE_DEAD,	"lru_add_free_dead")	\
 	X(KHUGEPAGED_SCAN,	"khugepaged_scan")
 
+/*
+ * enable=MMFIX_ENABLE_RECOMMENDED switches on the fixes whose
+ * fixes/<fix>/recommended file reads 1 (chosen by the module per kernel).
+ */
+#define MMFIX_ENABLE_RECOMMENDED	"recommended"
+
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {
 	MMFIX_FIX_LIST(MMFIX_FIX_ENUM)

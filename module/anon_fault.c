@@ -227,6 +227,7 @@ static const char * const mmfix_anon_fault_counters[AF_NR_COUNTERS + 1] = {
 static void mmfix_anon_fault_init(struct mmfix_fix *fix)
 {
 	fix->applicable = mmfix_anon_fault_funcs[0].old_name != NULL;
+	fix->recommended = fix->applicable;
 #if defined(MMFIX_HAVE_VMA_HAS_ANON_RMAP)
 	fix->reason = "anon index from vm_pgoff in folio_add_new_anon_rmap(); no stability assert in __vmf_anon_prepare()";
 #elif defined(MMFIX_HAVE_ANON_PGOFF_HI)

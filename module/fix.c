@@ -117,7 +117,8 @@ const char *mmfix_patch_state(void)
 	return READ_ONCE(mmfix_patch_in_transition) ? "transition" : "enabled";
 }
 
-static int mmfix_fix_init(struct mmfix_fix *fix, bool enable)
+static int mmfix_fix_init(struct mmfix_fix *fix, bool enable,
+			  bool enable_recommended)
 {
 	unsigned int n = mmfix_nr_counters(fix);
 
@@ -127,13 +128,17 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool enable)
 			return -ENOMEM;
 	}
 	fix->init(fix);
-	if (enable && mmfix_fix_set_enabled(fix, true))
+	if (WARN_ON_ONCE(fix->recommended && !fix->applicable))
+		fix->recommended = false;
+	if (enable_recommended && fix->recommended)
+		mmfix_fix_set_enabled(fix, true);
+	else if (enable && mmfix_fix_set_enabled(fix, true))
 		pr_warn("%s does not apply to this kernel (%s); left disabled\n",
 			fix->name, fix->reason);
 	return 0;
 }
 
-int mmfix_fixes_init(unsigned long enable_mask)
+int mmfix_fixes_init(unsigned long enable_mask, bool enable_recommended)
 {
 	unsigned int i, nr_funcs = 0;
 	struct klp_func *f;
@@ -143,7 +148,8 @@ int mmfix_fixes_init(unsigned long enable_mask)
 		return -ENODEV;
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		mmfix_fixes[i]->name = mmfix_fix_names[i];
-		ret = mmfix_fix_init(mmfix_fixes[i], enable_mask & BIT(i));
+		ret = mmfix_fix_init(mmfix_fixes[i], enable_mask & BIT(i),
+				     enable_recommended);
 		if (ret)
 			goto err_fix;
 		if (!mmfix_fixes[i]->applicable)

@@ -1054,6 +1054,7 @@ static const char * const mmfix_khugepaged_scan_counters[] = {
 static void mmfix_khugepaged_scan_init(struct mmfix_fix *fix)
 {
 	fix->applicable = true;
+	fix->recommended = true;	/* 10-20x fewer full scans on all four */
 	fix->reason = "khugepaged() resumes each mm where it stopped and drops a contended mmap_lock between VMA batches";
 }
 

@@ -28,11 +28,18 @@
 static const char mmfix_supported[] = MMFIX_KERNEL_LIST(MMFIX_KERNEL_STR);
 
 static unsigned long mmfix_enable_mask;
+static bool mmfix_enable_recommended;
 
-/* enable=fix[,fix...]: fixes switched on at load.  Unknown names fail. */
+/*
+ * enable=fix[,fix...]: fixes switched on at load.  "recommended" stands
+ * for the fixes whose recommended file reads 1 on this kernel (each fix
+ * decides in its init); it can be combined with fix names.  Unknown
+ * names fail.
+ */
 static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned long mask = 0;
+	bool recommended = false;
 	char *buf, *cur, *tok;
 	int i;
 
@@ -43,10 +50,14 @@ static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
 	while ((tok = strsep(&cur, ",")) != NULL) {
 		if (!*tok)
 			continue;
+		if (!strcmp(tok, MMFIX_ENABLE_RECOMMENDED)) {
+			recommended = true;
+			continue;
+		}
 		i = mmfix_fix_index(tok);
 		if (i < 0) {
-			pr_err("enable=: unknown fix '%.32s' (known: %s)\n",
-			       tok, mmfix_fix_name_list);
+			pr_err("enable=: unknown fix '%.32s' (known: %s, or %s)\n",
+			       tok, mmfix_fix_name_list, MMFIX_ENABLE_RECOMMENDED);
 			kfree(buf);
 			return -EINVAL;
 		}
@@ -54,6 +65,7 @@ static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
 	}
 	kfree(buf);
 	mmfix_enable_mask = mask;
+	mmfix_enable_recommended = recommended;
 	return 0;
 }
 
@@ -61,7 +73,7 @@ static const struct kernel_param_ops mmfix_enable_ops = {
 	.set = mmfix_enable_set,
 };
 module_param_cb(enable, &mmfix_enable_ops, NULL, 0);
-MODULE_PARM_DESC(enable, "Comma-separated fixes to switch on at load (default: none)");
+MODULE_PARM_DESC(enable, "Comma-separated fixes to switch on at load, or \"recommended\" for this kernel's recommended set (default: none)");
 
 /*
  * The replacement code was written against Debian's amd64 builds of the
@@ -100,7 +112,7 @@ static int __init mmfix_init(void)
 	if (ret)
 		return ret;
 
-	ret = mmfix_fixes_init(mmfix_enable_mask);
+	ret = mmfix_fixes_init(mmfix_enable_mask, mmfix_enable_recommended);
 	if (ret)
 		goto err_fixes;
 

@@ -22,6 +22,11 @@ struct mmfix_fix {
 	 */
 	bool applicable;
 	const char *reason;
+	/*
+	 * Also set by init(): part of the set enable=recommended switches on
+	 * for this kernel (docs/fixes/<fix>.md shows a benefit here).
+	 */
+	bool recommended;
 	/* Read locklessly by the replacement code on every call. */
 	bool enabled;
 	/* {}-terminated replacement functions, registered when applicable. */
@@ -99,7 +104,7 @@ extern struct mmfix_fix mmfix_khugepaged_scan;
 extern struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES];
 extern const char *const mmfix_fix_name_list;
 int mmfix_fix_index(const char *name);
-int mmfix_fixes_init(unsigned long enable_mask);
+int mmfix_fixes_init(unsigned long enable_mask, bool enable_recommended);
 void mmfix_fixes_uninit(void);
 struct klp_func *mmfix_fixes_klp_funcs(void);
 extern const struct klp_callbacks mmfix_fixes_klp_callbacks;

@@ -122,6 +122,7 @@ static const char * const mmfix_populate_drain_counters[] = {
 static void mmfix_populate_drain_init(struct mmfix_fix *fix)
 {
 	fix->applicable = true;
+	fix->recommended = true;	/* on 6.x it takes unmap_drain too */
 	fix->reason = "populate_vma_page_range() drains the LRU batch only for VM_LOCKED VMAs";
 }
 

@@ -99,14 +99,22 @@ static ssize_t reason_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", mmfix_fix_of(kobj)->reason);
 }
 
+static ssize_t recommended_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", mmfix_fix_of(kobj)->recommended);
+}
+
 static struct kobj_attribute mmfix_enabled_attr = __ATTR_RW_MODE(enabled, 0644);
 static struct kobj_attribute mmfix_applicable_attr = __ATTR_RO(applicable);
 static struct kobj_attribute mmfix_reason_attr = __ATTR_RO(reason);
+static struct kobj_attribute mmfix_recommended_attr = __ATTR_RO(recommended);
 
 static struct attribute *mmfix_fix_attrs[] = {
 	&mmfix_enabled_attr.attr,
 	&mmfix_applicable_attr.attr,
 	&mmfix_reason_attr.attr,
+	&mmfix_recommended_attr.attr,
 	NULL
 };
 

@@ -289,6 +289,7 @@ static void mmfix_unmap_drain_init(struct mmfix_fix *fix)
 #endif
 #ifdef MMFIX_HAVE_UNMAP_DRAIN
 	fix->applicable = true;
+	fix->recommended = true;	/* populate_drain's gain needs it on 6.x */
 	fix->reason = "munmap leaves the per-CPU LRU batches alone (upstream 1aa43598c03b)";
 #else
 	fix->applicable = false;
