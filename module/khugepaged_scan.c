@@ -16,8 +16,11 @@
  *    (ALIGN(vm_end, HPAGE_PMD_SIZE)); a VMA whose aligned end wraps to 0
  *    is the last one;
  *  - after a batch of VMAs (pages_to_scan / 4, at least 1) or a tick,
- *    a contended read lock is dropped and retaken and the walk resumes
- *    at the scan address.  Every VMA walked moves the address past
+ *    a contended read lock is dropped and retaken with a trylock, and
+ *    the walk resumes at the scan address; if the trylock fails, the
+ *    walk leaves the mm with its scan address saved, as when the
+ *    trylock at the start fails: khugepaged never sleeps behind one
+ *    process's writer.  Every VMA walked moves the address past
  *    itself, so each hold makes progress whatever the batch.
  * With the fix off the code below is the kernel's own; both ways it
  * counts what the scan does, including read-lock holds and how many
@@ -59,7 +62,7 @@
 enum {
 	KS_SCANS, KS_RESUMED, KS_LOCK_DROPS, KS_VMAS_SKIPPED, KS_HOLDS,
 	KS_HOLD_TOTAL_NS, KS_HOLD_MAX_NS, KS_HOLD_MAX_VMAS, KS_WAIT_MAX_VMAS,
-	KS_CURSORS, KS_RESTARTS,
+	KS_CURSORS, KS_RESTARTS, KS_RETAKE_FAILED,
 };
 
 /* klp shadow variable id of a saved scan address ("mmfx" + fix 3). */
@@ -315,38 +318,47 @@ static void ks_vma_walked(struct ks_walk *w)
 	w->since_check++;
 }
 
+enum ks_relief { KS_KEPT, KS_RETAKEN, KS_LOST };
+
 /*
  * After a batch of VMAs or a tick, check for a writer waiting; with the
- * fix on, drop and retake the read lock then and point @vmi at the scan
- * address.  True if it did; the caller continues with the VMA found there.
+ * fix on, drop the read lock then and try to take it again, never
+ * waiting for it: khugepaged is one thread for the whole machine and
+ * must not sleep behind one process's writer.  KS_RETAKEN: @vmi points
+ * at the scan address and the caller continues with the VMA found there.
+ * KS_LOST: the lock is not held; the caller leaves this mm with the scan
+ * address kept, as when the trylock at the start of a scan fails.
  */
-static bool ks_relieve(struct ks_walk *w, struct mm_struct *mm,
-		       struct vma_iterator *vmi)
+static enum ks_relief ks_relieve(struct ks_walk *w, struct mm_struct *mm,
+				 struct vma_iterator *vmi)
 {
 	if (!w->since_check)
-		return false;
+		return KS_KEPT;
 	if (w->since_check < w->batch && !time_after(jiffies, w->tick))
-		return false;
+		return KS_KEPT;
 	w->since_check = 0;
 	w->tick = jiffies;
 	if (w->waiter)
-		return false;
+		return KS_KEPT;
 	if (!mmap_lock_is_contended(mm)) {
 		w->quiet = w->walked;
-		return false;
+		return KS_KEPT;
 	}
 	w->waiter = true;
 	if (!w->fix)
-		return false;
+		return KS_KEPT;
 
 	mmap_read_unlock(mm);
 	ks_hold_end(w);
 	mmfix_count(&mmfix_khugepaged_scan, KS_LOCK_DROPS);
 	cond_resched();
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm)) {
+		mmfix_count(&mmfix_khugepaged_scan, KS_RETAKE_FAILED);
+		return KS_LOST;
+	}
 	ks_hold_begin(w);
 	vma_iter_init(vmi, mm, ks_scan->address);
-	return true;
+	return KS_RETAKEN;
 }
 
 static void ks_walk_init(struct ks_walk *w, unsigned int pages_to_scan)
@@ -441,8 +453,16 @@ static unsigned int ks_scan_mm_slot(unsigned int pages, int *result,
 	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
-		if (ks_relieve(&w, mm, &vmi))
+		switch (ks_relieve(&w, mm, &vmi)) {
+		case KS_KEPT:
+			break;
+		case KS_RETAKEN:
 			continue;
+		case KS_LOST:
+			lock_failed = true;
+			vma = NULL;
+			goto breakouterloop_mmap_lock;
+		}
 		ks_vma_walked(&w);
 		cond_resched();
 		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
@@ -633,8 +653,16 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
-		if (ks_relieve(&w, mm, &vmi))
+		switch (ks_relieve(&w, mm, &vmi)) {
+		case KS_KEPT:
+			break;
+		case KS_RETAKEN:
 			continue;
+		case KS_LOST:
+			lock_failed = true;
+			vma = NULL;
+			goto breakouterloop_mmap_lock;
+		}
 		ks_vma_walked(&w);
 		cond_resched();
 		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
@@ -1048,6 +1076,7 @@ static const char * const mmfix_khugepaged_scan_counters[] = {
 	[KS_WAIT_MAX_VMAS]	= "wait_max_vmas",
 	[KS_CURSORS]		= "cursors",
 	[KS_RESTARTS]		= "restarts",
+	[KS_RETAKE_FAILED]	= "retake_failed",
 	NULL
 };
 
