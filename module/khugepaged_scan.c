@@ -28,18 +28,21 @@
  *
  * The scan, khugepaged_do_scan() and the wait helpers are inlined into
  * khugepaged(), the kthread function, in every Debian build, so the
- * replacement is khugepaged() itself.  A thread sleeping in it would
- * keep any patch transition from finishing, so the klp callbacks stop
- * it before each transition and start a fresh one after it, holding
- * the kernel's khugepaged_mutex all the while (from a helper thread,
- * since the transition may finish in another task).  The fresh thread
- * is started as the kernel does, kthread_run(khugepaged), so
- * current_is_khugepaged() keeps working.  __khugepaged_exit() is
- * replaced too: it frees mm_slots and must free their saved cursor.
+ * replacement is khugepaged() itself.  A thread in it never switches
+ * patch state, so during each transition a delayed work replaces a
+ * khugepaged that has not switched with a fresh thread, started as the
+ * kernel does, kthread_create(khugepaged) (so current_is_khugepaged()
+ * keeps working), which inherits the target state from kthreadd and
+ * the old thread's CPU affinity, nice value and cgroups.  Nothing is
+ * held or stopped across the transition.  __khugepaged_exit() is
+ * replaced too: it frees mm_slots and must free their saved cursor;
+ * cursors are only kept while the patch is fully on.
  *
  * Per series (compat.h): MMFIX_KHUGEPAGED_V6_1, _V6_12, _V7 (7.2, 7.3).
  */
 #include <linux/mm.h>
+#include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/freezer.h>
 #include <linux/hashtable.h>
@@ -49,9 +52,11 @@
 #include <linux/mmap_lock.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "mmfix.h"
 
 #if MMFIX_SUPPORTED	/* no fix in a build for an unsupported kernel */
@@ -131,6 +136,9 @@ static wait_queue_head_t *ks_wait;
 static struct task_struct **ks_thread;
 static struct mutex *ks_mutex;
 
+/* Whether scans save cursors; see ks_cursors_enable(). */
+static bool ks_cursors_on;
+
 #ifdef MMFIX_KHUGEPAGED_V7
 bool hugepage_enabled(void);
 int collapse_single_pmd(unsigned long addr,
@@ -207,17 +215,47 @@ static unsigned long ks_cursor_take(struct mmfix_mm_slot *slot)
 	return addr;
 }
 
-/* Remember @addr for @slot, the mm being scanned; may sleep. */
+/*
+ * Remember @addr for @slot, the mm being scanned, if cursors are on.
+ * Called with khugepaged_mm_lock held; a failed allocation only loses
+ * the cursor (the next scan of the mm starts at 0, as the kernel's).
+ */
 static void ks_cursor_save(struct mmfix_mm_slot *slot, unsigned long addr)
 {
 	unsigned long *saved;
 
-	if (!addr)
+	lockdep_assert_held(ks_mm_lock);
+	if (!addr || !ks_cursors_on)
 		return;
 	saved = klp_shadow_get_or_alloc(slot, KS_CURSOR_ID, sizeof(*saved),
-					GFP_KERNEL, ks_cursor_ctor, &addr);
+					GFP_NOWAIT | __GFP_NOWARN,
+					ks_cursor_ctor, &addr);
 	if (saved)
 		*saved = addr;
+}
+
+/*
+ * Cursors are kept only while every task runs this patch's
+ * __khugepaged_exit(), which frees the cursor of the mm_slot it frees:
+ * from post_patch to pre_unpatch.  During a transition, either way and
+ * reversed, tasks not switched yet free mm_slots with the kernel's
+ * function, which knows nothing of cursors; a cursor left on a freed
+ * mm_slot would be taken by the next mm_slot at that address.  Both
+ * switches are made under khugepaged_mm_lock, as every save is.
+ */
+static void ks_cursors_enable(void)
+{
+	spin_lock(ks_mm_lock);
+	ks_cursors_on = true;
+	spin_unlock(ks_mm_lock);
+}
+
+static void ks_cursors_disable(void)
+{
+	spin_lock(ks_mm_lock);
+	ks_cursors_on = false;
+	klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+	spin_unlock(ks_mm_lock);
 }
 
 static void ks_cursor_free(struct mmfix_mm_slot *slot)
@@ -575,10 +613,9 @@ breakouterloop:
 	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
 	ks_hold_end(&w);
 breakouterloop_mmap_lock:
+	spin_lock(ks_mm_lock);
 	if (w.fix && lock_failed)
 		ks_cursor_save(slot, ks_scan->address);
-
-	spin_lock(ks_mm_lock);
 	/*
 	 * Release the current mm_slot if this mm is about to die, or
 	 * if we scanned all vmas of this mm.
@@ -726,10 +763,9 @@ breakouterloop:
 	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
 	ks_hold_end(&w);
 breakouterloop_mmap_lock:
+	spin_lock(ks_mm_lock);
 	if (w.fix && lock_failed)
 		ks_cursor_save(slot, ks_scan->address);
-
-	spin_lock(ks_mm_lock);
 	/*
 	 * Release the current mm_slot if this mm is about to die, or
 	 * if we scanned all vmas of this mm, or THP got disabled.
@@ -936,86 +972,114 @@ static void mmfix_khugepaged_exit(struct mm_struct *mm)
 	}
 }
 
-/* --- restarting the thread around patch transitions ------------------ */
+/* --- replacing the thread during patch transitions ------------------ */
 
-static struct task_struct *ks_holder;
-static DECLARE_COMPLETION(ks_held);
-static bool ks_was_running;
+/* How often a transition is checked for a khugepaged not switched. */
+#define KS_WATCH_INTERVAL	(HZ / 10)
 
-/* Called with khugepaged_mutex held, like start_stop_khugepaged(). */
-static void ks_stop_locked(void)
+static void ks_watch_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ks_watch, ks_watch_fn);
+static bool ks_watching;
+
+/*
+ * The kernel's khugepaged() starts at MAX_NICE: once @t has set that,
+ * give it @nice, the old thread's.
+ */
+static void ks_renice(struct task_struct *t, long nice)
 {
-	ks_was_running = *ks_thread;
-	if (ks_was_running) {
-		kthread_stop(*ks_thread);
-		*ks_thread = NULL;
-	}
-}
+	int i;
 
-static void ks_start_locked(void)
-{
-	struct task_struct *t;
-
-	if (!ks_was_running || *ks_thread)
+	if (nice == MAX_NICE)
 		return;
-	t = kthread_run(khugepaged, NULL, "khugepaged");
-	if (IS_ERR(t)) {
-		pr_err("khugepaged: kthread_run(khugepaged) failed\n");
-		return;
-	}
-	*ks_thread = t;
-	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
+	for (i = 0; i < 50 && task_nice(t) != MAX_NICE; i++)
+		msleep(20);
+	set_user_nice(t, nice);
 }
 
 /*
- * Holds khugepaged_mutex with khugepaged stopped from before a patch
- * transition until after it, then starts khugepaged again if it ran.
- * Writers of the THP sysfs files wait on the mutex meanwhile, so no
- * khugepaged is started while tasks run mixed old and new code.
+ * A khugepaged that has not switched to the patch state the transition
+ * goes to never will: khugepaged() never returns.  Replace it with a
+ * fresh thread, made by kthreadd, whose patch state it inherits, so it
+ * runs the code of the target state from its first instruction.  The
+ * fresh thread gets the old one's CPU affinity, cgroups and nice value;
+ * it is only made while THP wants a khugepaged, and only if kthreadd has
+ * switched already (else the next check tries again).  khugepaged_mutex
+ * is held only to check and to stop and start, as start_stop_khugepaged()
+ * does; the cgroup move happens outside it.
  */
-static int ks_hold(void *unused)
+static void ks_replace_unswitched(void)
 {
+	struct task_struct *old, *t;
+	long nice;
+
 	mutex_lock(ks_mutex);
-	ks_stop_locked();
-	complete(&ks_held);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_IDLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	ks_start_locked();
+	old = *ks_thread;
+	if (old && klp_patch_pending(old))
+		get_task_struct(old);
+	else
+		old = NULL;
 	mutex_unlock(ks_mutex);
-	return 0;
-}
-
-/* Before a transition: stop khugepaged and hold it stopped. */
-static int ks_stop_for_transition(void)
-{
-	struct task_struct *t;
-
-	reinit_completion(&ks_held);
-	t = kthread_run(ks_hold, NULL, "mmfix-khpd-hold");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	wait_for_completion(&ks_held);
-	ks_holder = t;
-	return 0;
-}
-
-/* After a transition (or a failed start): start khugepaged again. */
-static void ks_start_after_transition(void)
-{
-	if (ks_holder) {
-		kthread_stop(ks_holder);
-		ks_holder = NULL;
+	if (!old)
 		return;
-	}
+
+	t = kthread_create(khugepaged, NULL, "khugepaged");
+	if (IS_ERR(t))
+		goto out_put_old;
+	get_task_struct(t);
+	if (klp_patch_pending(t))
+		goto out_stop_new;
+	set_cpus_allowed_ptr(t, &old->cpus_mask);
+	if (cgroup_attach_task_all(old, t))
+		pr_warn("khugepaged_scan: the new khugepaged is not in the old one's cgroups\n");
+	nice = task_nice(old);
+
 	mutex_lock(ks_mutex);
-	ks_start_locked();
+	if (*ks_thread != old || !KS_THP_ENABLED() || klp_patch_pending(t)) {
+		mutex_unlock(ks_mutex);
+		goto out_stop_new;
+	}
+	kthread_stop(old);
+	*ks_thread = t;
+	wake_up_process(t);
 	mutex_unlock(ks_mutex);
+	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
+	ks_renice(t, nice);
+	put_task_struct(t);
+	goto out_put_old;
+
+out_stop_new:
+	kthread_stop(t);
+	put_task_struct(t);
+out_put_old:
+	put_task_struct(old);
 }
 
+static void ks_watch_fn(struct work_struct *work)
+{
+	ks_replace_unswitched();
+	if (READ_ONCE(ks_watching))
+		queue_delayed_work(system_long_wq, &ks_watch,
+				   KS_WATCH_INTERVAL);
+}
+
+/* From before a transition until after it, also a reversed one. */
+static void ks_watch_start(void)
+{
+	WRITE_ONCE(ks_watching, true);
+	queue_delayed_work(system_long_wq, &ks_watch, 1);
+}
+
+static void ks_watch_stop(void)
+{
+	WRITE_ONCE(ks_watching, false);
+	cancel_delayed_work_sync(&ks_watch);
+}
+
+/*
+ * Nothing is stopped or held across a transition: khugepaged runs on in
+ * whichever code its patch state selects until the watch replaces it
+ * (the klp callbacks run with klp_mutex held, the watch never takes it).
+ */
 static int ks_pre_patch(struct mmfix_fix *fix)
 {
 	ks_scan = &khugepaged_scan;
@@ -1023,33 +1087,28 @@ static int ks_pre_patch(struct mmfix_fix *fix)
 	ks_wait = &khugepaged_wait;
 	ks_thread = &khugepaged_thread;
 	ks_mutex = &khugepaged_mutex;
-	return ks_stop_for_transition();
+	ks_watch_start();
+	return 0;
 }
 
+/* Also after a reversed unpatching. */
 static void ks_post_patch(struct mmfix_fix *fix)
 {
-	ks_start_after_transition();
+	ks_watch_stop();
+	ks_cursors_enable();
 }
 
 static void ks_pre_unpatch(struct mmfix_fix *fix)
 {
-	if (!ks_stop_for_transition())
-		return;
-	/*
-	 * No holder thread: stop khugepaged here.  Until the transition ends
-	 * a THP sysfs write could start one that runs this patch's code.
-	 */
-	pr_warn("khugepaged_scan: no holder thread; khugepaged stopped without holding its mutex\n");
-	mutex_lock(ks_mutex);
-	ks_stop_locked();
-	mutex_unlock(ks_mutex);
+	ks_cursors_disable();
+	ks_watch_start();
 }
 
 /* Also after a failed or reversed patching: the kernel's code runs again. */
 static void ks_post_unpatch(struct mmfix_fix *fix)
 {
-	ks_start_after_transition();
-	klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+	ks_watch_stop();
+	ks_cursors_disable();
 }
 
 static struct klp_func mmfix_khugepaged_scan_funcs[] = {
