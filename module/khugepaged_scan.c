@@ -974,26 +974,47 @@ static void mmfix_khugepaged_exit(struct mm_struct *mm)
 
 /* --- replacing the thread during patch transitions ------------------ */
 
-/* How often a transition is checked for a khugepaged not switched. */
+/*
+ * How often a transition is checked for a khugepaged not switched: every
+ * tick for the first KS_WATCH_FAST checks (the livepatch core retries a
+ * transition every second, and the sooner the old thread is replaced,
+ * the sooner it can end), then every 0.1 s.
+ */
+#define KS_WATCH_FAST		50
 #define KS_WATCH_INTERVAL	(HZ / 10)
 
 static void ks_watch_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ks_watch, ks_watch_fn);
 static bool ks_watching;
+static unsigned int ks_watch_checks;
 
 /*
- * The kernel's khugepaged() starts at MAX_NICE: once @t has set that,
- * give it @nice, the old thread's.
+ * The kernel's khugepaged() sets MAX_NICE first thing, and before it
+ * runs, kthread() of 7.x sets the thread's CPUs to its node's
+ * (kthread_affine_node()).  Once @t has done both, give it @cpus and
+ * @nice, the old thread's.
  */
-static void ks_renice(struct task_struct *t, long nice)
+static void ks_settle(struct task_struct *t, const struct cpumask *cpus,
+		      long nice)
 {
 	int i;
 
-	if (nice == MAX_NICE)
-		return;
-	for (i = 0; i < 50 && task_nice(t) != MAX_NICE; i++)
+	for (i = 0; i < 250 && task_nice(t) != MAX_NICE; i++)
 		msleep(20);
+	set_cpus_allowed_ptr(t, cpus);
 	set_user_nice(t, nice);
+}
+
+/* Whether @t and @old are in the same cgroups (the same css_set). */
+static bool ks_same_cgroups(struct task_struct *t, struct task_struct *old)
+{
+	bool same;
+
+	rcu_read_lock();
+	same = rcu_access_pointer(t->cgroups) ==
+	       rcu_access_pointer(old->cgroups);
+	rcu_read_unlock();
+	return same;
 }
 
 /*
@@ -1001,7 +1022,7 @@ static void ks_renice(struct task_struct *t, long nice)
  * goes to never will: khugepaged() never returns.  Replace it with a
  * fresh thread, made by kthreadd, whose patch state it inherits, so it
  * runs the code of the target state from its first instruction.  The
- * fresh thread gets the old one's CPU affinity, cgroups and nice value;
+ * fresh thread gets the old one's cgroups, CPU affinity and nice value;
  * it is only made while THP wants a khugepaged, and only if kthreadd has
  * switched already (else the next check tries again).  khugepaged_mutex
  * is held only to check and to stop and start, as start_stop_khugepaged()
@@ -1010,6 +1031,7 @@ static void ks_renice(struct task_struct *t, long nice)
 static void ks_replace_unswitched(void)
 {
 	struct task_struct *old, *t;
+	cpumask_var_t cpus;
 	long nice;
 
 	mutex_lock(ks_mutex);
@@ -1022,15 +1044,18 @@ static void ks_replace_unswitched(void)
 	if (!old)
 		return;
 
+	if (!alloc_cpumask_var(&cpus, GFP_KERNEL))
+		goto out_put_old;
 	t = kthread_create(khugepaged, NULL, "khugepaged");
 	if (IS_ERR(t))
-		goto out_put_old;
+		goto out_free_cpus;
 	get_task_struct(t);
 	if (klp_patch_pending(t))
 		goto out_stop_new;
-	set_cpus_allowed_ptr(t, &old->cpus_mask);
-	if (cgroup_attach_task_all(old, t))
+	/* cgroup_attach_task_all() waits for RCU: only when needed */
+	if (!ks_same_cgroups(t, old) && cgroup_attach_task_all(old, t))
 		pr_warn("khugepaged_scan: the new khugepaged is not in the old one's cgroups\n");
+	cpumask_copy(cpus, &old->cpus_mask);
 	nice = task_nice(old);
 
 	mutex_lock(ks_mutex);
@@ -1043,13 +1068,15 @@ static void ks_replace_unswitched(void)
 	wake_up_process(t);
 	mutex_unlock(ks_mutex);
 	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
-	ks_renice(t, nice);
+	ks_settle(t, cpus, nice);
 	put_task_struct(t);
-	goto out_put_old;
+	goto out_free_cpus;
 
 out_stop_new:
 	kthread_stop(t);
 	put_task_struct(t);
+out_free_cpus:
+	free_cpumask_var(cpus);
 out_put_old:
 	put_task_struct(old);
 }
@@ -1059,13 +1086,15 @@ static void ks_watch_fn(struct work_struct *work)
 	ks_replace_unswitched();
 	if (READ_ONCE(ks_watching))
 		queue_delayed_work(system_long_wq, &ks_watch,
-				   KS_WATCH_INTERVAL);
+				   ++ks_watch_checks < KS_WATCH_FAST ?
+				   1 : KS_WATCH_INTERVAL);
 }
 
 /* From before a transition until after it, also a reversed one. */
 static void ks_watch_start(void)
 {
 	WRITE_ONCE(ks_watching, true);
+	ks_watch_checks = 0;
 	queue_delayed_work(system_long_wq, &ks_watch, 1);
 }
 
