@@ -5,8 +5,10 @@
 # that each stays within the per-script limit).  mmhold
 # (tests/guest/kmod, a test-only module) takes an idle process's
 # mmap_lock for write while khugepaged walks its 100k VMAs, and holds it
-# 30 s.  Meanwhile another process's region collapses, khugepaged is
-# never in D state for more than 1 s (/proc/PID/stat every 0.1 s), and
+# 30 s (retried until, with the fix on, khugepaged dropped the lock for
+# it in the middle of that walk).  Meanwhile another process's region
+# collapses, khugepaged is never in D state for more than 1 s
+# (/proc/PID/stat every 0.1 s), and
 # switching the fix off, disabling the patch and rmmod each finish
 # within 5 s, with no hung-task or RCU stall report (hung_task_timeout
 # lowered to 10 s for the test).  Usage, after lib.sh:
@@ -72,7 +74,7 @@ unload_module() { loop_until 60 sh -c "rmmod mmfix 2>/dev/null || ! test -d /sys
 
 # one_run on|off
 one_run() {
-	local st=$1 idle out mark kp misses hit sampler
+	local st=$1 idle out mark kp misses hit sampler attempt drops holder
 	step() { echo "--- $st: $* (uptime $(cut -d' ' -f1 /proc/uptime))"; }
 	mark=$(kmsg_mark)
 	if [ "$st" = on ]; then mmfix_load enable=khugepaged_scan; else mmfix_load; fi ||
@@ -82,11 +84,31 @@ one_run() {
 	loop_until 60 grep -q '^ready' /tmp/khpidle.out ||
 		{ t_fail "writer-hold-$st-workload" "khpidle not ready"; kill -9 $idle; return; }
 	step hold
-	# the module retries its trylock until a reader (khugepaged) holds it
-	echo "$idle $HOLD_MS 20000" >$HOLD/hold &
-	loop_until 25 sh -c "! grep -q trying $HOLD/state"
-	if ! loop_until 1 holding; then
-		t_fail "writer-hold-$st-taken-while-khugepaged-walks" "$(hold_state)"
+	# mmhold retries its trylock until a reader (khugepaged) holds the
+	# lock; with the fix on, the attempt counts only if khugepaged then
+	# dropped it for this writer (lock_drops moved), else the hold is
+	# cut short (a signal ends mmhold's sleep) and tried again.
+	attempt=0
+	while :; do
+		attempt=$((attempt + 1))
+		drops=$(cat $KS/lock_drops)
+		echo "$idle $HOLD_MS 20000" >$HOLD/hold &
+		holder=$!
+		loop_until 25 sh -c "! grep -q trying $HOLD/state"
+		holding || break
+		[ "$st" = on ] || break
+		sleep 0.3
+		[ "$(cat $KS/lock_drops)" = "$drops" ] || break
+		[ $attempt -lt 10 ] || break
+		kill $holder
+		wait $holder 2>/dev/null
+		loop_until 5 hold_over
+	done
+	t_comment "writer-hold-$st: attempts $attempt, lock_drops $drops -> $(cat $KS/lock_drops)"
+	if ! holding || { [ "$st" = on ] && [ "$(cat $KS/lock_drops)" = "$drops" ]; }; then
+		t_fail "writer-hold-$st-taken-while-khugepaged-walks" \
+			"$(hold_state) after $attempt attempts"
+		kill $holder
 		kill -9 $idle
 		wait
 		mmfix_unload
