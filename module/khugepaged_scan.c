@@ -16,8 +16,11 @@
  *    (ALIGN(vm_end, HPAGE_PMD_SIZE)); a VMA whose aligned end wraps to 0
  *    is the last one;
  *  - after a batch of VMAs (pages_to_scan / 4, at least 1) or a tick,
- *    a contended read lock is dropped and retaken and the walk resumes
- *    at the scan address.  Every VMA walked moves the address past
+ *    a contended read lock is dropped and retaken with a trylock, and
+ *    the walk resumes at the scan address; if the trylock fails, the
+ *    walk leaves the mm with its scan address saved, as when the
+ *    trylock at the start fails: khugepaged never sleeps behind one
+ *    process's writer.  Every VMA walked moves the address past
  *    itself, so each hold makes progress whatever the batch.
  * With the fix off the code below is the kernel's own; both ways it
  * counts what the scan does, including read-lock holds and how many
@@ -25,18 +28,21 @@
  *
  * The scan, khugepaged_do_scan() and the wait helpers are inlined into
  * khugepaged(), the kthread function, in every Debian build, so the
- * replacement is khugepaged() itself.  A thread sleeping in it would
- * keep any patch transition from finishing, so the klp callbacks stop
- * it before each transition and start a fresh one after it, holding
- * the kernel's khugepaged_mutex all the while (from a helper thread,
- * since the transition may finish in another task).  The fresh thread
- * is started as the kernel does, kthread_run(khugepaged), so
- * current_is_khugepaged() keeps working.  __khugepaged_exit() is
- * replaced too: it frees mm_slots and must free their saved cursor.
+ * replacement is khugepaged() itself.  A thread in it never switches
+ * patch state, so during each transition a delayed work replaces a
+ * khugepaged that has not switched with a fresh thread, started as the
+ * kernel does, kthread_create(khugepaged) (so current_is_khugepaged()
+ * keeps working), which inherits the target state from kthreadd and
+ * the old thread's CPU affinity, nice value and cgroups.  Nothing is
+ * held or stopped across the transition.  __khugepaged_exit() is
+ * replaced too: it frees mm_slots and must free their saved cursor;
+ * cursors are only kept while the patch is fully on.
  *
  * Per series (compat.h): MMFIX_KHUGEPAGED_V6_1, _V6_12, _V7 (7.2, 7.3).
  */
 #include <linux/mm.h>
+#include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/freezer.h>
 #include <linux/hashtable.h>
@@ -46,9 +52,11 @@
 #include <linux/mmap_lock.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "mmfix.h"
 
 #if MMFIX_SUPPORTED	/* no fix in a build for an unsupported kernel */
@@ -59,7 +67,7 @@
 enum {
 	KS_SCANS, KS_RESUMED, KS_LOCK_DROPS, KS_VMAS_SKIPPED, KS_HOLDS,
 	KS_HOLD_TOTAL_NS, KS_HOLD_MAX_NS, KS_HOLD_MAX_VMAS, KS_WAIT_MAX_VMAS,
-	KS_CURSORS, KS_RESTARTS,
+	KS_CURSORS, KS_RESTARTS, KS_RETAKE_FAILED,
 };
 
 /* klp shadow variable id of a saved scan address ("mmfx" + fix 3). */
@@ -127,6 +135,9 @@ static spinlock_t *ks_mm_lock;
 static wait_queue_head_t *ks_wait;
 static struct task_struct **ks_thread;
 static struct mutex *ks_mutex;
+
+/* Whether scans save cursors; see ks_cursors_enable(). */
+static bool ks_cursors_on;
 
 #ifdef MMFIX_KHUGEPAGED_V7
 bool hugepage_enabled(void);
@@ -204,17 +215,47 @@ static unsigned long ks_cursor_take(struct mmfix_mm_slot *slot)
 	return addr;
 }
 
-/* Remember @addr for @slot, the mm being scanned; may sleep. */
+/*
+ * Remember @addr for @slot, the mm being scanned, if cursors are on.
+ * Called with khugepaged_mm_lock held; a failed allocation only loses
+ * the cursor (the next scan of the mm starts at 0, as the kernel's).
+ */
 static void ks_cursor_save(struct mmfix_mm_slot *slot, unsigned long addr)
 {
 	unsigned long *saved;
 
-	if (!addr)
+	lockdep_assert_held(ks_mm_lock);
+	if (!addr || !ks_cursors_on)
 		return;
 	saved = klp_shadow_get_or_alloc(slot, KS_CURSOR_ID, sizeof(*saved),
-					GFP_KERNEL, ks_cursor_ctor, &addr);
+					GFP_NOWAIT | __GFP_NOWARN,
+					ks_cursor_ctor, &addr);
 	if (saved)
 		*saved = addr;
+}
+
+/*
+ * Cursors are kept only while every task runs this patch's
+ * __khugepaged_exit(), which frees the cursor of the mm_slot it frees:
+ * from post_patch to pre_unpatch.  During a transition, either way and
+ * reversed, tasks not switched yet free mm_slots with the kernel's
+ * function, which knows nothing of cursors; a cursor left on a freed
+ * mm_slot would be taken by the next mm_slot at that address.  Both
+ * switches are made under khugepaged_mm_lock, as every save is.
+ */
+static void ks_cursors_enable(void)
+{
+	spin_lock(ks_mm_lock);
+	ks_cursors_on = true;
+	spin_unlock(ks_mm_lock);
+}
+
+static void ks_cursors_disable(void)
+{
+	spin_lock(ks_mm_lock);
+	ks_cursors_on = false;
+	klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+	spin_unlock(ks_mm_lock);
 }
 
 static void ks_cursor_free(struct mmfix_mm_slot *slot)
@@ -315,38 +356,47 @@ static void ks_vma_walked(struct ks_walk *w)
 	w->since_check++;
 }
 
+enum ks_relief { KS_KEPT, KS_RETAKEN, KS_LOST };
+
 /*
  * After a batch of VMAs or a tick, check for a writer waiting; with the
- * fix on, drop and retake the read lock then and point @vmi at the scan
- * address.  True if it did; the caller continues with the VMA found there.
+ * fix on, drop the read lock then and try to take it again, never
+ * waiting for it: khugepaged is one thread for the whole machine and
+ * must not sleep behind one process's writer.  KS_RETAKEN: @vmi points
+ * at the scan address and the caller continues with the VMA found there.
+ * KS_LOST: the lock is not held; the caller leaves this mm with the scan
+ * address kept, as when the trylock at the start of a scan fails.
  */
-static bool ks_relieve(struct ks_walk *w, struct mm_struct *mm,
-		       struct vma_iterator *vmi)
+static enum ks_relief ks_relieve(struct ks_walk *w, struct mm_struct *mm,
+				 struct vma_iterator *vmi)
 {
 	if (!w->since_check)
-		return false;
+		return KS_KEPT;
 	if (w->since_check < w->batch && !time_after(jiffies, w->tick))
-		return false;
+		return KS_KEPT;
 	w->since_check = 0;
 	w->tick = jiffies;
 	if (w->waiter)
-		return false;
+		return KS_KEPT;
 	if (!mmap_lock_is_contended(mm)) {
 		w->quiet = w->walked;
-		return false;
+		return KS_KEPT;
 	}
 	w->waiter = true;
 	if (!w->fix)
-		return false;
+		return KS_KEPT;
 
 	mmap_read_unlock(mm);
 	ks_hold_end(w);
 	mmfix_count(&mmfix_khugepaged_scan, KS_LOCK_DROPS);
 	cond_resched();
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm)) {
+		mmfix_count(&mmfix_khugepaged_scan, KS_RETAKE_FAILED);
+		return KS_LOST;
+	}
 	ks_hold_begin(w);
 	vma_iter_init(vmi, mm, ks_scan->address);
-	return true;
+	return KS_RETAKEN;
 }
 
 static void ks_walk_init(struct ks_walk *w, unsigned int pages_to_scan)
@@ -441,8 +491,16 @@ static unsigned int ks_scan_mm_slot(unsigned int pages, int *result,
 	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
-		if (ks_relieve(&w, mm, &vmi))
+		switch (ks_relieve(&w, mm, &vmi)) {
+		case KS_KEPT:
+			break;
+		case KS_RETAKEN:
 			continue;
+		case KS_LOST:
+			lock_failed = true;
+			vma = NULL;
+			goto breakouterloop_mmap_lock;
+		}
 		ks_vma_walked(&w);
 		cond_resched();
 		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
@@ -555,10 +613,9 @@ breakouterloop:
 	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
 	ks_hold_end(&w);
 breakouterloop_mmap_lock:
+	spin_lock(ks_mm_lock);
 	if (w.fix && lock_failed)
 		ks_cursor_save(slot, ks_scan->address);
-
-	spin_lock(ks_mm_lock);
 	/*
 	 * Release the current mm_slot if this mm is about to die, or
 	 * if we scanned all vmas of this mm.
@@ -633,8 +690,16 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 	for_each_vma(vmi, vma) {
 		unsigned long hstart, hend;
 
-		if (ks_relieve(&w, mm, &vmi))
+		switch (ks_relieve(&w, mm, &vmi)) {
+		case KS_KEPT:
+			break;
+		case KS_RETAKEN:
 			continue;
+		case KS_LOST:
+			lock_failed = true;
+			vma = NULL;
+			goto breakouterloop_mmap_lock;
+		}
 		ks_vma_walked(&w);
 		cond_resched();
 		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
@@ -698,10 +763,9 @@ breakouterloop:
 	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
 	ks_hold_end(&w);
 breakouterloop_mmap_lock:
+	spin_lock(ks_mm_lock);
 	if (w.fix && lock_failed)
 		ks_cursor_save(slot, ks_scan->address);
-
-	spin_lock(ks_mm_lock);
 	/*
 	 * Release the current mm_slot if this mm is about to die, or
 	 * if we scanned all vmas of this mm, or THP got disabled.
@@ -908,86 +972,143 @@ static void mmfix_khugepaged_exit(struct mm_struct *mm)
 	}
 }
 
-/* --- restarting the thread around patch transitions ------------------ */
+/* --- replacing the thread during patch transitions ------------------ */
 
-static struct task_struct *ks_holder;
-static DECLARE_COMPLETION(ks_held);
-static bool ks_was_running;
+/*
+ * How often a transition is checked for a khugepaged not switched: every
+ * tick for the first KS_WATCH_FAST checks (the livepatch core retries a
+ * transition every second, and the sooner the old thread is replaced,
+ * the sooner it can end), then every 0.1 s.
+ */
+#define KS_WATCH_FAST		50
+#define KS_WATCH_INTERVAL	(HZ / 10)
 
-/* Called with khugepaged_mutex held, like start_stop_khugepaged(). */
-static void ks_stop_locked(void)
+static void ks_watch_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ks_watch, ks_watch_fn);
+static bool ks_watching;
+static unsigned int ks_watch_checks;
+
+/*
+ * The kernel's khugepaged() sets MAX_NICE first thing, and before it
+ * runs, kthread() of 7.x sets the thread's CPUs to its node's
+ * (kthread_affine_node()).  Once @t has done both, give it @cpus and
+ * @nice, the old thread's.
+ */
+static void ks_settle(struct task_struct *t, const struct cpumask *cpus,
+		      long nice)
 {
-	ks_was_running = *ks_thread;
-	if (ks_was_running) {
-		kthread_stop(*ks_thread);
-		*ks_thread = NULL;
-	}
+	int i;
+
+	for (i = 0; i < 250 && task_nice(t) != MAX_NICE; i++)
+		msleep(20);
+	set_cpus_allowed_ptr(t, cpus);
+	set_user_nice(t, nice);
 }
 
-static void ks_start_locked(void)
+/* Whether @t and @old are in the same cgroups (the same css_set). */
+static bool ks_same_cgroups(struct task_struct *t, struct task_struct *old)
 {
-	struct task_struct *t;
+	bool same;
 
-	if (!ks_was_running || *ks_thread)
-		return;
-	t = kthread_run(khugepaged, NULL, "khugepaged");
-	if (IS_ERR(t)) {
-		pr_err("khugepaged: kthread_run(khugepaged) failed\n");
-		return;
-	}
-	*ks_thread = t;
-	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
+	rcu_read_lock();
+	same = rcu_access_pointer(t->cgroups) ==
+	       rcu_access_pointer(old->cgroups);
+	rcu_read_unlock();
+	return same;
 }
 
 /*
- * Holds khugepaged_mutex with khugepaged stopped from before a patch
- * transition until after it, then starts khugepaged again if it ran.
- * Writers of the THP sysfs files wait on the mutex meanwhile, so no
- * khugepaged is started while tasks run mixed old and new code.
+ * A khugepaged that has not switched to the patch state the transition
+ * goes to never will: khugepaged() never returns.  Replace it with a
+ * fresh thread, made by kthreadd, whose patch state it inherits, so it
+ * runs the code of the target state from its first instruction.  The
+ * fresh thread gets the old one's cgroups, CPU affinity and nice value;
+ * it is only made while THP wants a khugepaged, and only if kthreadd has
+ * switched already (else the next check tries again).  khugepaged_mutex
+ * is held only to check and to stop and start, as start_stop_khugepaged()
+ * does; the cgroup move happens outside it.
  */
-static int ks_hold(void *unused)
+static void ks_replace_unswitched(void)
 {
+	struct task_struct *old, *t;
+	cpumask_var_t cpus;
+	long nice;
+
 	mutex_lock(ks_mutex);
-	ks_stop_locked();
-	complete(&ks_held);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_IDLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	ks_start_locked();
+	old = *ks_thread;
+	if (old && klp_patch_pending(old))
+		get_task_struct(old);
+	else
+		old = NULL;
 	mutex_unlock(ks_mutex);
-	return 0;
-}
-
-/* Before a transition: stop khugepaged and hold it stopped. */
-static int ks_stop_for_transition(void)
-{
-	struct task_struct *t;
-
-	reinit_completion(&ks_held);
-	t = kthread_run(ks_hold, NULL, "mmfix-khpd-hold");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	wait_for_completion(&ks_held);
-	ks_holder = t;
-	return 0;
-}
-
-/* After a transition (or a failed start): start khugepaged again. */
-static void ks_start_after_transition(void)
-{
-	if (ks_holder) {
-		kthread_stop(ks_holder);
-		ks_holder = NULL;
+	if (!old)
 		return;
-	}
+
+	if (!alloc_cpumask_var(&cpus, GFP_KERNEL))
+		goto out_put_old;
+	t = kthread_create(khugepaged, NULL, "khugepaged");
+	if (IS_ERR(t))
+		goto out_free_cpus;
+	get_task_struct(t);
+	if (klp_patch_pending(t))
+		goto out_stop_new;
+	/* cgroup_attach_task_all() waits for RCU: only when needed */
+	if (!ks_same_cgroups(t, old) && cgroup_attach_task_all(old, t))
+		pr_warn("khugepaged_scan: the new khugepaged is not in the old one's cgroups\n");
+	cpumask_copy(cpus, &old->cpus_mask);
+	nice = task_nice(old);
+
 	mutex_lock(ks_mutex);
-	ks_start_locked();
+	if (*ks_thread != old || !KS_THP_ENABLED() || klp_patch_pending(t)) {
+		mutex_unlock(ks_mutex);
+		goto out_stop_new;
+	}
+	kthread_stop(old);
+	*ks_thread = t;
+	wake_up_process(t);
 	mutex_unlock(ks_mutex);
+	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
+	ks_settle(t, cpus, nice);
+	put_task_struct(t);
+	goto out_free_cpus;
+
+out_stop_new:
+	kthread_stop(t);
+	put_task_struct(t);
+out_free_cpus:
+	free_cpumask_var(cpus);
+out_put_old:
+	put_task_struct(old);
 }
 
+static void ks_watch_fn(struct work_struct *work)
+{
+	ks_replace_unswitched();
+	if (READ_ONCE(ks_watching))
+		queue_delayed_work(system_long_wq, &ks_watch,
+				   ++ks_watch_checks < KS_WATCH_FAST ?
+				   1 : KS_WATCH_INTERVAL);
+}
+
+/* From before a transition until after it, also a reversed one. */
+static void ks_watch_start(void)
+{
+	WRITE_ONCE(ks_watching, true);
+	ks_watch_checks = 0;
+	queue_delayed_work(system_long_wq, &ks_watch, 1);
+}
+
+static void ks_watch_stop(void)
+{
+	WRITE_ONCE(ks_watching, false);
+	cancel_delayed_work_sync(&ks_watch);
+}
+
+/*
+ * Nothing is stopped or held across a transition: khugepaged runs on in
+ * whichever code its patch state selects until the watch replaces it
+ * (the klp callbacks run with klp_mutex held, the watch never takes it).
+ */
 static int ks_pre_patch(struct mmfix_fix *fix)
 {
 	ks_scan = &khugepaged_scan;
@@ -995,33 +1116,28 @@ static int ks_pre_patch(struct mmfix_fix *fix)
 	ks_wait = &khugepaged_wait;
 	ks_thread = &khugepaged_thread;
 	ks_mutex = &khugepaged_mutex;
-	return ks_stop_for_transition();
+	ks_watch_start();
+	return 0;
 }
 
+/* Also after a reversed unpatching. */
 static void ks_post_patch(struct mmfix_fix *fix)
 {
-	ks_start_after_transition();
+	ks_watch_stop();
+	ks_cursors_enable();
 }
 
 static void ks_pre_unpatch(struct mmfix_fix *fix)
 {
-	if (!ks_stop_for_transition())
-		return;
-	/*
-	 * No holder thread: stop khugepaged here.  Until the transition ends
-	 * a THP sysfs write could start one that runs this patch's code.
-	 */
-	pr_warn("khugepaged_scan: no holder thread; khugepaged stopped without holding its mutex\n");
-	mutex_lock(ks_mutex);
-	ks_stop_locked();
-	mutex_unlock(ks_mutex);
+	ks_cursors_disable();
+	ks_watch_start();
 }
 
 /* Also after a failed or reversed patching: the kernel's code runs again. */
 static void ks_post_unpatch(struct mmfix_fix *fix)
 {
-	ks_start_after_transition();
-	klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+	ks_watch_stop();
+	ks_cursors_disable();
 }
 
 static struct klp_func mmfix_khugepaged_scan_funcs[] = {
@@ -1048,6 +1164,7 @@ static const char * const mmfix_khugepaged_scan_counters[] = {
 	[KS_WAIT_MAX_VMAS]	= "wait_max_vmas",
 	[KS_CURSORS]		= "cursors",
 	[KS_RESTARTS]		= "restarts",
+	[KS_RETAKE_FAILED]	= "retake_failed",
 	NULL
 };
 
