@@ -146,7 +146,7 @@ kmsg_mark() {
 # "[ time]" prefix removed so they can be compared to a transcript.
 dmesg_since() {
 	dmesg | awk -v m="mmfix-test: marker $1" '
-		index($0, m) == length($0) - length(m) + 1 { buf = ""; seen = 1; next }
+		(i = index($0, m)) && i == length($0) - length(m) + 1 { buf = ""; seen = 1; next }
 		seen { buf = buf $0 "\n" }
 		END { printf "%s", buf }' | sed 's/^\[[ 0-9.]*\] //'
 }
