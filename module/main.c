@@ -23,9 +23,40 @@
 #include <linux/string.h>
 #include <linux/utsname.h>
 #include "mmfix.h"
+#include "../include/mmfix_verified.h"
 
 #define MMFIX_KERNEL_STR(a, b) " " #a "." #b
 static const char mmfix_supported[] = MMFIX_KERNEL_LIST(MMFIX_KERNEL_STR);
+
+/*
+ * The builds whose code the copies were verified against
+ * (scripts/verify-build).  -DMMFIX_TEST_UNVERIFIED (tests only) makes
+ * every entry name a build that does not exist, so that the VM can show
+ * the refusal on a real one (tests/guest/t-79-unverified-build.sh).
+ */
+#ifdef MMFIX_TEST_UNVERIFIED
+# define MMFIX_VERIFIED_VER(v)	v "~mmfixtest"
+#else
+# define MMFIX_VERIFIED_VER(v)	v
+#endif
+
+struct mmfix_build {
+	const char *series;
+	const char *release;
+	const char *version;
+};
+
+#define MMFIX_BUILD(s, r, v) { s, r, MMFIX_VERIFIED_VER(v) },
+static const struct mmfix_build mmfix_verified_builds[] = {
+	MMFIX_VERIFIED_LIST(MMFIX_BUILD)
+};
+
+static bool mmfix_allow_unverified;
+module_param_named(allow_unverified, mmfix_allow_unverified, bool, 0444);
+MODULE_PARM_DESC(allow_unverified,
+		 "Load on a build of a supported series whose code was not verified (default: refuse)");
+
+static bool mmfix_verified;
 
 static unsigned long mmfix_enable_mask;
 static bool mmfix_enable_recommended;
@@ -93,6 +124,65 @@ static int mmfix_kernel_check(void)
 	return 0;
 }
 
+/* Whether the running build is one whose copied code was verified. */
+bool mmfix_build_verified(void)
+{
+	return mmfix_verified;
+}
+
+/*
+ * The Debian package version in init_utsname()->version, e.g. 6.1.192-3
+ * in "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-20)": its start
+ * and length (0 if there is none).
+ */
+static size_t mmfix_debian_version(const char *uts_version, const char **ver)
+{
+	const char *p = strstr(uts_version, " Debian ");
+
+	if (!p)
+		return 0;
+	*ver = p + strlen(" Debian ");
+	return strcspn(*ver, " ");
+}
+
+/*
+ * The replacement functions are copies of the kernel's own in the builds
+ * listed in include/mmfix_verified.h; another build of the series may
+ * have changed them.  Refuse it, in one line, unless allow_unverified=1.
+ */
+static int mmfix_build_check(void)
+{
+	const struct new_utsname *uts = init_utsname();
+	const struct mmfix_build *b;
+	const char *ver = "";
+	char list[192] = "";
+	size_t len, n = 0;
+	unsigned int i;
+
+	len = mmfix_debian_version(uts->version, &ver);
+	for (i = 0; i < ARRAY_SIZE(mmfix_verified_builds); i++) {
+		b = &mmfix_verified_builds[i];
+		if (strcmp(b->series, MMFIX_SERIES))
+			continue;
+		if (!strcmp(b->release, uts->release) &&
+		    strlen(b->version) == len && !strncmp(b->version, ver, len)) {
+			mmfix_verified = true;
+			return 0;
+		}
+		n += scnprintf(list + n, sizeof(list) - n, "%s%s (%s)",
+			       n ? ", " : "", b->release, b->version);
+	}
+	if (!mmfix_allow_unverified) {
+		pr_err("build %s (Debian %.*s) is not verified; verified %s builds: %s; load with allow_unverified=1 to run anyway\n",
+		       uts->release, (int)len, ver, MMFIX_SERIES,
+		       n ? list : "none");
+		return -ENODEV;
+	}
+	pr_warn("build %s (Debian %.*s) is not verified (verified %s builds: %s); loading anyway (allow_unverified=1): check it with scripts/verify-build\n",
+		uts->release, (int)len, ver, MMFIX_SERIES, n ? list : "none");
+	return 0;
+}
+
 static struct klp_object mmfix_objs[] = {
 	{ /* name NULL: vmlinux */ },
 	{ }
@@ -109,6 +199,10 @@ static int __init mmfix_init(void)
 	int ret;
 
 	ret = mmfix_kernel_check();
+	if (ret)
+		return ret;
+
+	ret = mmfix_build_check();
 	if (ret)
 		return ret;
 
@@ -131,7 +225,8 @@ static int __init mmfix_init(void)
 		pr_err("livepatch registration failed (%d); nothing was patched\n", ret);
 		goto err_patch;
 	}
-	pr_info("%s loaded on %s\n", MMFIX_VERSION, init_utsname()->release);
+	pr_info("%s loaded on %s (%s build)\n", MMFIX_VERSION,
+		init_utsname()->release, mmfix_verified ? "verified" : "unverified");
 	return 0;
 
 err_patch:

@@ -114,6 +114,9 @@ const char *mmfix_patch_state(void);
 u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx);
 unsigned int mmfix_nr_counters(const struct mmfix_fix *fix);
 
+/* main.c: whether the running build's copied code was verified */
+bool mmfix_build_verified(void);
+
 /* sysfs.c: /sys/kernel/mmfix */
 int mmfix_sysfs_init(void);
 void mmfix_sysfs_uninit(void);

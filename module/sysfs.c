@@ -48,14 +48,23 @@ static ssize_t patch_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", mmfix_patch_state());
 }
 
+static ssize_t build_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  mmfix_build_verified() ? "verified" : "unverified");
+}
+
 static struct kobj_attribute mmfix_version_attr = __ATTR_RO(version);
 static struct kobj_attribute mmfix_kernel_attr = __ATTR_RO(kernel);
 static struct kobj_attribute mmfix_patch_attr = __ATTR_RO(patch);
+static struct kobj_attribute mmfix_build_attr = __ATTR_RO(build);
 
 static struct attribute *mmfix_top_attrs[] = {
 	&mmfix_version_attr.attr,
 	&mmfix_kernel_attr.attr,
 	&mmfix_patch_attr.attr,
+	&mmfix_build_attr.attr,
 	NULL
 };
 
