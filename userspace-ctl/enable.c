@@ -36,7 +36,9 @@ static int not_applicable(const char *fix)
 
 /*
  * Once the livepatch is disabled the module keeps every fix off and
- * refuses writes (EBUSY): the patch/livepatch files say so first.
+ * refuses writes (EBUSY): the patch file says so first or, on a module
+ * without it, the livepatch's enabled reading 0 or its directory gone
+ * while the module is still loaded.
  */
 static bool livepatch_disabled(void)
 {
@@ -44,7 +46,7 @@ static bool livepatch_disabled(void)
 
 	if (sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/patch"))
 		return !strcmp(buf, "disabled");
-	return sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") == 0;
+	return sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1;
 }
 
 static int lp_disabled(const char *cmd, const char *fix)
