@@ -377,9 +377,9 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 		}
 		print_open_object(NULL);
 		print_string("name", "fix %s: ", abi_fixes[i]);
-		print_bool_words("applies", "%s\n", applies, "applies",
+		print_bool_words("applicable", "%s\n", applies, "applies",
 				 "does not apply", "unknown");
-		print_string("why", "  %s\n", why);
+		print_string("reason", "  %s\n", why);
 		print_close_object();
 	}
 	print_close_array();
@@ -425,6 +425,17 @@ static void kernel_parse(struct kernel *k, const char *release)
 		if (known_series[i].major == k->major &&
 		    known_series[i].minor == k->minor)
 			k->supported = true;
+}
+
+/* The loaded module's build: "unverified build" must not go unseen. */
+static void print_build_line(void)
+{
+	char buf[64];
+	const char *b = sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/build");
+
+	print_string("build", NULL, b);
+	if (b && !strcmp(b, "unverified"))
+		print_text("module:   unverified build (loaded with allow_unverified=1)\n");
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -476,6 +487,7 @@ int do_check(int argc, char **argv)
 			 "supported by mmfix " MMFIX_VERSION,
 			 "not supported by mmfix " MMFIX_VERSION, "-");
 	print_close_object();
+	print_build_line();
 	print_open_object("btf");
 	print_string("path", "BTF:      %s", path);
 	print_u64("types", ", %s types\n\n", &ntypes);

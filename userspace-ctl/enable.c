@@ -14,12 +14,14 @@ const char enable_help[] =
 	"Switch fix FIX on: write 1 to /sys/kernel/mmfix/fixes/FIX/enabled.\n"
 	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
 	"Fails, changing nothing, when the fix does not apply to the running\n"
-	"kernel; the fix's reason is printed.\n";
+	"kernel (the fix's reason is printed) or when the livepatch is\n"
+	"disabled (\"livepatch disabled: ...\").\n";
 
 const char disable_help[] =
 	"Switch fix FIX off: write 0 to /sys/kernel/mmfix/fixes/FIX/enabled;\n"
 	"the patched code then behaves exactly like the running kernel's own.\n"
-	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n";
+	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
+	"Fails when the livepatch is disabled (\"livepatch disabled: ...\").\n";
 
 static int not_applicable(const char *fix)
 {
@@ -29,6 +31,28 @@ static int not_applicable(const char *fix)
 	      sysfs_attr_str(reason, sizeof(reason),
 			     MMFIX_SYSFS_DIR "/fixes/%s/reason", fix) ?:
 	      "(no reason given)");
+	return EXIT_RUNTIME;
+}
+
+/*
+ * Once the livepatch is disabled the module keeps every fix off and
+ * refuses writes (EBUSY): the patch file says so first or, on a module
+ * without it, the livepatch's enabled reading 0 or its directory gone
+ * while the module is still loaded.
+ */
+static bool livepatch_disabled(void)
+{
+	char buf[32];
+
+	if (sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/patch"))
+		return !strcmp(buf, "disabled");
+	return sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1;
+}
+
+static int lp_disabled(const char *cmd, const char *fix)
+{
+	p_err("livepatch disabled: cannot %s fix %s, no fix can be switched until mmfix is unloaded ('" BIN_NAME " unload') and loaded again",
+	      cmd, fix);
 	return EXIT_RUNTIME;
 }
 
@@ -64,6 +88,8 @@ static int fix_set(const char *cmd, int argc, char **argv, bool on)
 		      arg_disp(fix, disp, sizeof(disp)), known);
 		return EXIT_USAGE;
 	}
+	if (livepatch_disabled())
+		return lp_disabled(cmd, fix);
 	if (on && sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable",
 				  fix) == 0)
 		return not_applicable(fix);
@@ -74,6 +100,8 @@ static int fix_set(const char *cmd, int argc, char **argv, bool on)
 		ret = sysfs_write(path, on ? "1\n" : "0\n");
 	if (ret == -EOPNOTSUPP)
 		return not_applicable(fix);
+	if (ret == -EBUSY && livepatch_disabled())
+		return lp_disabled(cmd, fix);
 	if (ret) {
 		p_err("cannot %s fix %s: write %s: %s", cmd, fix, path,
 		      strerror(-ret));
@@ -81,7 +109,7 @@ static int fix_set(const char *cmd, int argc, char **argv, bool on)
 	}
 
 	print_open_object(NULL);
-	print_string("fix", "%s: ", fix);
+	print_string("name", "%s: ", fix);
 	print_bool_words("enabled", "%s\n", on, "enabled", "disabled", "-");
 	print_close_object();
 	return EXIT_OK;

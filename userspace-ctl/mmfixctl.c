@@ -45,19 +45,23 @@ static const struct cmd cmds[] = {
 	{ "check",   do_check,   "[--btf FILE] [--release REL]",
 	  "which known problems and fixes apply to this kernel (BTF)",
 	  check_help, CMD_OPT_BTF | CMD_OPT_RELEASE },
-	{ "stats",   do_stats,   "[--reset]",
-	  "show lru_lock and mmap_lock statistics; --reset zeroes them",
-	  stats_help, CMD_OPT_RESET },
+	{ "stats",   do_stats,
+	  "[--reset] [--format FORMAT] [on|off [lru_lock|mmap_lock|hold_time]]",
+	  "show lru_lock and mmap_lock statistics; --reset zeroes them; on/off",
+	  stats_help, CMD_OPT_RESET | CMD_OPT_FORMAT },
 	{ "watch",   do_watch,   "[--count N] [INTERVAL]",
 	  "lock statistics per interval, until interrupted",
 	  watch_help, CMD_OPT_COUNT },
+	{ "export",  do_export,  "[--textfile DIR]",
+	  "every counter, switch and state in the Prometheus text format",
+	  export_help, CMD_OPT_TEXTFILE },
 	{ "help",    do_help,    "[COMMAND]",
 	  "show this help, or the help of COMMAND", help_help, 0 },
 };
 
 /* Long-only options get values above any character. */
 enum { OPT_ROOT = 0x100, OPT_TIMEOUT, OPT_SIGNAL, OPT_REVERT, OPT_BTF,
-       OPT_RELEASE, OPT_RESET, OPT_COUNT };
+       OPT_RELEASE, OPT_RESET, OPT_COUNT, OPT_FORMAT, OPT_TEXTFILE };
 
 static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
@@ -72,6 +76,8 @@ static const struct option long_opts[] = {
 	{ "release",	required_argument,	NULL, OPT_RELEASE },
 	{ "reset",	no_argument,		NULL, OPT_RESET },
 	{ "count",	required_argument,	NULL, OPT_COUNT },
+	{ "format",	required_argument,	NULL, OPT_FORMAT },
+	{ "textfile",	required_argument,	NULL, OPT_TEXTFILE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -264,7 +270,8 @@ static void prescan_json(int argc, char **argv)
 			break;
 		if (long_opt_is(a, "root") || long_opt_is(a, "timeout") ||
 		    long_opt_is(a, "btf") || long_opt_is(a, "release") ||
-		    long_opt_is(a, "count")) {
+		    long_opt_is(a, "count") || long_opt_is(a, "format") ||
+		    long_opt_is(a, "textfile")) {
 			i++;	/* skip the option's argument */
 		} else if (long_opt_is(a, "json")) {
 			opts.json = true;
@@ -278,6 +285,46 @@ static void prescan_json(int argc, char **argv)
 				opts.json = opts.pretty = true;
 		}
 	}
+}
+
+/*
+ * getopt's '?' names the option by optopt, which is 0 or the long-only
+ * option's value for long options: name it from the argument instead.
+ * A long option given "=VALUE" although it takes none is not unknown.
+ */
+static int bad_option(const char *arg)
+{
+	char disp[80], name[64];
+	size_t len, i, hits = 0, hit = 0;
+
+	if (strncmp(arg, "--", 2) || !arg[2]) {
+		if (optopt > 0 && optopt < 0x80)
+			return usage_err("unknown option '-%c'", optopt);
+		return usage_err("unknown option '%s'",
+				 arg_disp(arg, disp, sizeof(disp)));
+	}
+	len = strcspn(arg + 2, "=");
+	snprintf(name, sizeof(name), "%.*s", (int)(len < 60 ? len : 60), arg + 2);
+	for (i = 0; long_opts[i].name; i++) {
+		if (!strncmp(long_opts[i].name, name, len)) {
+			hits++;
+			hit = i;
+		}
+		if (!strcmp(long_opts[i].name, name)) {
+			hits = 1;
+			hit = i;
+			break;
+		}
+	}
+	if (hits == 1 && arg[2 + len] == '=' &&
+	    long_opts[hit].has_arg == no_argument)
+		return usage_err("option '--%s' takes no argument (got '%s')",
+				 long_opts[hit].name,
+				 arg_disp(arg, disp, sizeof(disp)));
+	if (hits > 1)
+		return usage_err("ambiguous option '%s'",
+				 arg_disp(arg, disp, sizeof(disp)));
+	return usage_err("unknown option '%s'", arg_disp(arg, disp, sizeof(disp)));
 }
 
 static int parse_opts(int argc, char **argv, bool *help, bool *version)
@@ -330,16 +377,20 @@ static int parse_opts(int argc, char **argv, bool *help, bool *version)
 			if (ret)
 				return ret;
 			break;
+		case OPT_FORMAT:
+			opts.format = optarg;
+			break;
+		case OPT_TEXTFILE:
+			if (!*optarg)
+				return usage_err("--textfile: empty directory");
+			opts.textfile = optarg;
+			break;
 		case ':':
 			return usage_err("option '%s' needs an argument",
 					 arg_disp(argv[optind - 1], disp,
 						  sizeof(disp)));
 		default:
-			if (optopt)
-				return usage_err("unknown option '-%c'", optopt);
-			return usage_err("unknown option '%s'",
-					 arg_disp(argv[optind - 1], disp,
-						  sizeof(disp)));
+			return bad_option(argv[optind - 1]);
 		}
 	}
 	return 0;
@@ -402,6 +453,12 @@ static int run(int argc, char **argv)
 				 cmd->name);
 	if (opts.count_set && !(cmd->opts & CMD_OPT_COUNT))
 		return usage_err("option --count does not apply to '%s'",
+				 cmd->name);
+	if (opts.format && !(cmd->opts & CMD_OPT_FORMAT))
+		return usage_err("option --format does not apply to '%s'",
+				 cmd->name);
+	if (opts.textfile && !(cmd->opts & CMD_OPT_TEXTFILE))
+		return usage_err("option --textfile does not apply to '%s'",
 				 cmd->name);
 	return cmd->func(argc - optind, argv + optind);
 }

@@ -28,6 +28,15 @@
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1	/* module not loaded, write failed, timeout */
 #define EXIT_USAGE	2	/* bad command, option or argument */
+/* status: the lifecycle state when it is not "active" (see status.c) */
+#define EXIT_TRANSITION		3
+#define EXIT_LP_DISABLED	4
+#define EXIT_REFUSED		5
+#define EXIT_NOT_LOADED		6
+#define EXIT_NOT_BUILT		7
+
+/* Version of the JSON keys: the "schema" member of every document. */
+#define MMFIXCTL_SCHEMA	2
 
 /* Options every command takes; shared by all help texts. */
 #define HELP_SPEC_OPTIONS						\
@@ -47,6 +56,8 @@
 #define CMD_OPT_RELEASE	(1U << 4)
 #define CMD_OPT_RESET	(1U << 5)
 #define CMD_OPT_COUNT	(1U << 6)
+#define CMD_OPT_FORMAT	(1U << 7)
+#define CMD_OPT_TEXTFILE (1U << 8)
 
 struct cmd {
 	const char *name;
@@ -78,6 +89,8 @@ struct mmfixctl_opts {
 	bool reset;		/* stats --reset */
 	bool count_set;
 	unsigned int count;	/* watch --count, intervals */
+	const char *format;	/* stats --format: text, json, prometheus */
+	const char *textfile;	/* export --textfile DIR */
 };
 extern struct mmfixctl_opts opts;
 extern char sysfs_root[PATH_MAX];
@@ -90,6 +103,8 @@ extern char sysfs_root[PATH_MAX];
 void print_start(void);
 /* Finishes the JSON document; -1 if stdout could not be written. */
 int print_end(void);
+/* Ends one document of a stream (watch): a line of its own, flushed. */
+void print_doc_end(void);
 void print_open_object(const char *key);
 void print_close_object(void);
 void print_open_array(const char *key);
@@ -101,6 +116,12 @@ void print_u64(const char *key, const char *fmt, const uint64_t *val);
 void print_bool_words(const char *key, const char *fmt, int val,
 		      const char *yes, const char *no, const char *unk);
 void print_bool(const char *key, const char *fmt, int val);
+/* A time in ns: the integer in JSON, scaled ("1.25 us") in text. */
+void print_ns(const char *key, const char *fmt, const uint64_t *val);
+/* ns as "312 ns", "1.25 us", "48.0 ms", "3.20 s": three digits. */
+const char *fmt_ns(char *buf, size_t size, double ns);
+/* A counter name ending in "_ns": a time, scaled in text. */
+bool name_is_ns(const char *name);
 /* Text-only decoration (labels, headings); nothing under JSON. */
 void print_text(const char *fmt, ...) __printf(1, 2);
 
@@ -210,6 +231,40 @@ void blockers_find(int target, struct blockers *b);
 /* "tasks_pending" and the "tasks" array, or their text lines. */
 void blockers_print(const struct blockers *b);
 
+/* stats.c: lock statistics snapshots (also for export.c) */
+#define NBUCKETS	MMFIX_STATS_HIST_BUCKETS
+
+struct class_snap {
+	bool have[MMFIX_STATS_NR_FILES];
+	uint64_t v[MMFIX_STATS_NR_FILES];	/* unused for the _hist ones */
+	uint64_t wait_hist[NBUCKETS];
+	uint64_t hold_hist[NBUCKETS];
+};
+
+struct snap {
+	struct class_snap cls[MMFIX_STATS_NR_CLASSES];
+	uint64_t t_ms;
+};
+
+extern const char *const class_dirs[];
+extern const char *const file_names[];
+extern const char *const class_labels[];
+/* JSON "lru_lock": {...} or "mmap_lock": {"read": {...}, "write": {...}} */
+void open_class(unsigned int c);
+void close_class(unsigned int c, bool last);
+void read_snap(struct snap *s);
+bool stats_present(void);
+/* Not loaded, or a module without statistics: p_err, EXIT_RUNTIME. */
+int stats_missing(void);
+/* A decimal file below stats/, path given as a format: true if read. */
+bool read_stat_u64(uint64_t *v, const char *fmt, ...) __printf(2, 3);
+
+/* status.c: the lifecycle state, for export.c */
+unsigned int lifecycle_nr(void);
+const char *lifecycle_word(unsigned int i);
+/* The state now (an index for lifecycle_word()). */
+unsigned int lifecycle_now(void);
+
 /* Commands: each in its own file with its help text. */
 int do_status(int argc, char **argv);
 int do_enable(int argc, char **argv);
@@ -219,6 +274,9 @@ int do_transition(int argc, char **argv);
 int do_check(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_watch(int argc, char **argv);
+int do_export(int argc, char **argv);
+/* export.c: the Prometheus exposition on stdout */
+int prom_export_stdout(void);
 extern const char status_help[];
 extern const char enable_help[];
 extern const char disable_help[];
@@ -227,5 +285,6 @@ extern const char transition_help[];
 extern const char check_help[];
 extern const char stats_help[];
 extern const char watch_help[];
+extern const char export_help[];
 
 #endif /* MMFIXCTL_H */

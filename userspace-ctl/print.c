@@ -74,12 +74,34 @@ static void json_key(const char *key)
 		jw_key(&jw, key);
 }
 
+/* Every top-level object starts with the schema version of its keys. */
+static void json_top_object(void)
+{
+	bool top = !jw.depth;
+
+	jw_start_object(&jw);
+	if (top) {
+		jw_key(&jw, "schema");
+		jw_u64(&jw, MMFIXCTL_SCHEMA);
+	}
+}
+
 void print_open_object(const char *key)
 {
 	if (!opts.json)
 		return;
 	json_key(key);
-	jw_start_object(&jw);
+	json_top_object();
+}
+
+void print_doc_end(void)
+{
+	if (!opts.json) {
+		fflush(stdout);
+		return;
+	}
+	jw_finish(&jw);
+	jw_init(&jw, stdout, opts.pretty);
 }
 
 void print_close_object(void)
@@ -130,6 +152,42 @@ void print_u64(const char *key, const char *fmt, const uint64_t *val)
 	}
 }
 
+const char *fmt_ns(char *buf, size_t size, double ns)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	unsigned int u = 0;
+
+	while (ns >= 999.5 && u < 3) {
+		ns /= 1000;
+		u++;
+	}
+	if (!u || ns >= 99.95)
+		snprintf(buf, size, "%.0f %s", ns, unit[u]);
+	else if (ns >= 9.995)
+		snprintf(buf, size, "%.1f %s", ns, unit[u]);
+	else
+		snprintf(buf, size, "%.2f %s", ns, unit[u]);
+	return buf;
+}
+
+void print_ns(const char *key, const char *fmt, const uint64_t *val)
+{
+	char buf[24];
+
+	if (opts.json) {
+		print_u64(key, fmt, val);
+		return;
+	}
+	text_field(fmt, val ? fmt_ns(buf, sizeof(buf), (double)*val) : "-");
+}
+
+bool name_is_ns(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 3 && !strcmp(name + len - 3, "_ns");
+}
+
 void print_bool_words(const char *key, const char *fmt, int val,
 		      const char *yes, const char *no, const char *unk)
 {
@@ -177,7 +235,7 @@ static void json_msg(const char *key, const char *msg)
 		return;
 	}
 	if (!jw.depth)
-		jw_start_object(&jw);
+		json_top_object();
 	while (jw.depth > 1)
 		jw_close(&jw);
 	if (jw.is_object[1]) {

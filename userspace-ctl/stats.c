@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmfixctl stats, mmfixctl watch: the lock statistics under
+ * mmfixctl stats: the lock statistics under
  * /sys/kernel/mmfix/stats (docs/lock-stats.md).
  *
  *   mmfixctl stats                  # one table, units scaled
  *   mmfixctl -j stats               # every counter, times in ns
  *   mmfixctl stats --reset          # zero them (root)
- *   mmfixctl watch --count 5 2      # five 2-second intervals of deltas
+ *   mmfixctl stats on               # switch them on (root)
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "mmfixctl.h"
 
 const char stats_help[] =
@@ -24,37 +25,30 @@ const char stats_help[] =
 	"and who held and who waited for an mmap_lock longest.  Text scales\n"
 	"the times (ns, us, ms, s); JSON gives every counter in ns, with the\n"
 	"log2 histograms as [[LOW_NS, COUNT], ...].  Statistics are collected\n"
-	"only while /sys/kernel/mmfix/stats/enabled is 1.\n"
+	"only while they are on: \"stats on\" and \"stats off\" switch them\n"
+	"(root), all of them or, where the module has the switch, only\n"
+	"lru_lock, mmap_lock or the hold time measurement (hold_time).\n"
 	"\n"
-	"  --reset   set every counter to zero instead (root)\n";
+	"  --reset          set every counter to zero instead (root)\n"
+	"  --format FORMAT  text (default), json (as -j) or prometheus (the\n"
+	"                   exposition of \"export\": every counter, switch\n"
+	"                   and state in the Prometheus text format)\n";
 
-const char watch_help[] =
-	"Every INTERVAL seconds (default 1, from 0.1 to 3600) print, for\n"
-	"lru_lock and mmap_lock read and write, what changed in the last\n"
-	"interval: acquisitions and contended acquisitions per second, mean\n"
-	"hold and longest hold.  The longest hold of an interval is exact when\n"
-	"it is the longest since the last reset, otherwise shown as below the\n"
-	"top of its log2 bucket (\"<2.1 ms\").  Runs until interrupted, or for\n"
-	"N intervals.\n"
-	"\n"
-	"  --count N   stop after N intervals (1 to 1000000)\n";
 
-#define NBUCKETS	MMFIX_STATS_HIST_BUCKETS
-
-static const char *const class_dirs[] = {
+const char *const class_dirs[] = {
 #define CLASS_DIR(id, dir) [MMFIX_STATS_##id] = dir,
 	MMFIX_STATS_CLASS_LIST(CLASS_DIR)
 #undef CLASS_DIR
 };
 
-static const char *const file_names[] = {
+const char *const file_names[] = {
 #define FILE_NAME(id, name) [MMFIX_STATS_##id] = name,
 	MMFIX_STATS_FILE_LIST(FILE_NAME)
 #undef FILE_NAME
 };
 
 /* Text labels of the classes. */
-static const char *const class_labels[] = {
+const char *const class_labels[] = {
 	[MMFIX_STATS_LRU] = "lru_lock",
 	[MMFIX_STATS_MMAP_READ] = "mmap_lock read",
 	[MMFIX_STATS_MMAP_WRITE] = "mmap_lock write",
@@ -65,7 +59,7 @@ static const char *const class_labels[] = {
  * Opens the class's object (and "mmap_lock" before read); close_class()
  * closes it (and "mmap_lock" after write).
  */
-static void open_class(unsigned int c)
+void open_class(unsigned int c)
 {
 	if (c == MMFIX_STATS_LRU) {
 		print_open_object("lru_lock");
@@ -76,24 +70,12 @@ static void open_class(unsigned int c)
 	print_open_object(c == MMFIX_STATS_MMAP_READ ? "read" : "write");
 }
 
-static void close_class(unsigned int c, bool last)
+void close_class(unsigned int c, bool last)
 {
 	print_close_object();
 	if (c == MMFIX_STATS_MMAP_WRITE && last)
 		print_close_object();
 }
-
-struct class_snap {
-	bool have[MMFIX_STATS_NR_FILES];
-	uint64_t v[MMFIX_STATS_NR_FILES];	/* unused for the _hist ones */
-	uint64_t wait_hist[NBUCKETS];
-	uint64_t hold_hist[NBUCKETS];
-};
-
-struct snap {
-	struct class_snap cls[MMFIX_STATS_NR_CLASSES];
-	uint64_t t_ms;
-};
 
 static bool is_hist(unsigned int f)
 {
@@ -148,7 +130,7 @@ static void read_class(unsigned int c, struct class_snap *cs)
 	}
 }
 
-static void read_snap(struct snap *s)
+void read_snap(struct snap *s)
 {
 	unsigned int c;
 
@@ -157,7 +139,7 @@ static void read_snap(struct snap *s)
 	s->t_ms = now_ms();
 }
 
-static bool stats_present(void)
+bool stats_present(void)
 {
 	char path[PATH_MAX];
 
@@ -166,32 +148,13 @@ static bool stats_present(void)
 }
 
 /* Not loaded, or a module without statistics: say so, EXIT_RUNTIME. */
-static int stats_missing(void)
+int stats_missing(void)
 {
 	if (!mmfix_loaded())
 		p_err("mmfix module is not loaded");
 	else
 		p_err("this mmfix module has no lock statistics (no /sys/" MMFIX_STATS_SYSFS_DIR ")");
 	return EXIT_RUNTIME;
-}
-
-/* ns as "312 ns", "1.25 us", "48.0 ms", "3.20 s": three digits. */
-static const char *fmt_ns(char *buf, size_t size, double ns)
-{
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
-	unsigned int u = 0;
-
-	while (ns >= 999.5 && u < 3) {
-		ns /= 1000;
-		u++;
-	}
-	if (!u || ns >= 99.95)
-		snprintf(buf, size, "%.0f %s", ns, unit[u]);
-	else if (ns >= 9.995)
-		snprintf(buf, size, "%.1f %s", ns, unit[u]);
-	else
-		snprintf(buf, size, "%.2f %s", ns, unit[u]);
-	return buf;
 }
 
 /* A u64 member, or null / "-" when its file could not be read. */
@@ -277,7 +240,7 @@ static void print_class_row(const char *label, const struct class_snap *cs)
 }
 
 /* A decimal file below stats/, path given as a format: true if read. */
-static bool read_stat_u64(uint64_t *v, const char *fmt, ...)
+bool read_stat_u64(uint64_t *v, const char *fmt, ...)
 {
 	char path[PATH_MAX], rel[128];
 	va_list ap;
@@ -291,13 +254,19 @@ static bool read_stat_u64(uint64_t *v, const char *fmt, ...)
 	       !sysfs_read_u64(path, v);
 }
 
-/* A decimal file below stats/ as a u64 member (null if unreadable). */
+/*
+ * A decimal file below stats/ as a u64 member (null if unreadable); a
+ * *_ns one is scaled in text.
+ */
 static void print_stat_u64(const char *key, const char *fmt, const char *rel)
 {
 	uint64_t v;
 	bool ok = read_stat_u64(&v, "%s", rel);
 
-	print_u64(key, fmt, ok ? &v : NULL);
+	if (name_is_ns(key))
+		print_ns(key, fmt, ok ? &v : NULL);
+	else
+		print_u64(key, fmt, ok ? &v : NULL);
 }
 
 /* The longest mmap_lock hold or wait: "hold" or "wait". */
@@ -356,7 +325,8 @@ static void print_nodes(void)
 			char file[96], fmt[48];
 
 			snprintf(file, sizeof(file), "%s/%s", rel, node_files[f]);
-			snprintf(fmt, sizeof(fmt), " %s %%s", node_files[f]);
+			snprintf(fmt, sizeof(fmt), " %.*s %%s",
+				 (int)strcspn(node_files[f], "_"), node_files[f]);
 			print_stat_u64(node_files[f], fmt, file);
 		}
 		print_text("\n");
@@ -388,6 +358,63 @@ static int stats_reset(void)
 	return EXIT_OK;
 }
 
+/* The switches of "stats on|off [WHAT]": sysfs file below stats/. */
+static const struct {
+	const char *what, *file, *label;
+} stat_switches[] = {
+	{ NULL,		"enabled",		"lock statistics" },
+	{ "lru_lock",	"lru_lock/enabled",	"lru_lock statistics" },
+	{ "mmap_lock",	"mmap_lock/enabled",	"mmap_lock statistics" },
+	{ "hold_time",	"hold_time",		"hold time measurement" },
+};
+
+static int stats_switch(int argc, char **argv)
+{
+	bool on = !strcmp(argv[0], "on");
+	char path[PATH_MAX], disp[80];
+	size_t i;
+	int ret;
+
+	if (argc > 2)
+		return usage_err("stats %s: unexpected argument '%s'", argv[0],
+				 arg_disp(argv[2], disp, sizeof(disp)));
+	for (i = 0; i < ARRAY_SIZE(stat_switches); i++)
+		if (argc == 1 ? !stat_switches[i].what :
+		    stat_switches[i].what && !strcmp(stat_switches[i].what, argv[1]))
+			break;
+	if (i == ARRAY_SIZE(stat_switches))
+		return usage_err("stats %s: unknown switch '%s' (switches: lru_lock, mmap_lock, hold_time)",
+				 argv[0], arg_disp(argv[1], disp, sizeof(disp)));
+	if (!stats_present())
+		return stats_missing();
+	if (sysfs_path(path, sizeof(path), MMFIX_STATS_SYSFS_DIR "/%s",
+		       stat_switches[i].file))
+		return EXIT_RUNTIME;
+	if (access(path, F_OK)) {
+		p_err("stats: this mmfix module has no %s switch (no /sys/" MMFIX_STATS_SYSFS_DIR "/%s)",
+		      argv[1], stat_switches[i].file);
+		return EXIT_RUNTIME;
+	}
+	ret = sysfs_write(path, on ? "1\n" : "0\n");
+	if (ret == -EACCES || ret == -EPERM) {
+		p_err("stats: root is needed to switch %s (run as root or with sudo)",
+		      stat_switches[i].label);
+		return EXIT_RUNTIME;
+	}
+	if (ret) {
+		p_err("stats: cannot switch %s %s: write %s: %s",
+		      stat_switches[i].label, argv[0], path, strerror(-ret));
+		return EXIT_RUNTIME;
+	}
+	print_open_object(NULL);
+	print_string("switch", "%s ", stat_switches[i].what ?
+		     stat_switches[i].what : "stats");
+	print_text("(%s) ", stat_switches[i].label);
+	print_bool_words("enabled", "%s\n", on, "on", "off", "-");
+	print_close_object();
+	return EXIT_OK;
+}
+
 int do_stats(int argc, char **argv)
 {
 	struct snap s;
@@ -395,9 +422,25 @@ int do_stats(int argc, char **argv)
 	unsigned int c;
 	int on;
 
+	if (argc && (!strcmp(argv[0], "on") || !strcmp(argv[0], "off"))) {
+		if (opts.reset || opts.format)
+			return usage_err("stats %s: no --reset or --format with it",
+					 argv[0]);
+		return stats_switch(argc, argv);
+	}
 	if (argc)
-		return usage_err("stats takes no arguments (got '%s')",
+		return usage_err("stats: unexpected argument '%s' (on, off or nothing)",
 				 arg_disp(argv[0], disp, sizeof(disp)));
+	if (opts.format && !strcmp(opts.format, "prometheus")) {
+		if (opts.json || opts.reset)
+			return usage_err("stats --format prometheus: no -j or --reset with it");
+		return prom_export_stdout();
+	}
+	if (opts.format && !strcmp(opts.format, "json"))
+		opts.json = true;	/* print_start() ran before: compact */
+	else if (opts.format && strcmp(opts.format, "text"))
+		return usage_err("stats --format: '%s' is not text, json or prometheus",
+				 arg_disp(opts.format, disp, sizeof(disp)));
 	if (!stats_present())
 		return stats_missing();
 	if (opts.reset)
@@ -438,184 +481,6 @@ int do_stats(int argc, char **argv)
 	print_worst("hold");
 	print_worst("wait");
 	print_close_object();	/* mmap_lock (JSON) */
-	print_close_object();
-	return EXIT_OK;
-}
-
-/* watch *********************************************************************/
-
-static volatile sig_atomic_t stop_watch;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_watch = 1;
-}
-
-/* Sleeps ms milliseconds, or until SIGINT/SIGTERM. */
-static void watch_sleep(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_watch)
-		;
-}
-
-/* "1", "0.5", "2.25": milliseconds, 100 to 3600000; -EINVAL otherwise. */
-static int parse_interval(const char *s, unsigned int *ms)
-{
-	uint64_t whole = 0, frac = 0, scale = 1000;
-	const char *dot = strchr(s, '.');
-	char buf[16];
-	size_t n = dot ? (size_t)(dot - s) : strlen(s);
-
-	if (!n || n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (parse_u64(buf, &whole) || whole > 3600)
-		return -EINVAL;
-	if (dot) {
-		const char *d = dot + 1;
-
-		if (!*d || strlen(d) > 3)
-			return -EINVAL;
-		for (; *d; d++) {
-			if (*d < '0' || *d > '9')
-				return -EINVAL;
-			scale /= 10;
-			frac += (uint64_t)(*d - '0') * scale;
-		}
-	}
-	whole = whole * 1000 + frac;
-	if (whole < 100 || whole > 3600000)
-		return -EINVAL;
-	*ms = (unsigned int)whole;
-	return 0;
-}
-
-static uint64_t delta(const struct class_snap *a, const struct class_snap *b,
-		      unsigned int f)
-{
-	return b->v[f] >= a->v[f] ? b->v[f] - a->v[f] : 0;
-}
-
-/*
- * Longest hold of the interval: exact when it raised the maximum since
- * the last reset; otherwise below the top of the highest bucket whose
- * count grew (*exact false, the bound in *ns); 0 when nothing was held.
- */
-static uint64_t interval_max(const struct class_snap *a,
-			     const struct class_snap *b, bool *exact)
-{
-	int i;
-
-	*exact = true;
-	if (b->v[MMFIX_STATS_HOLD_MAX_NS] > a->v[MMFIX_STATS_HOLD_MAX_NS])
-		return b->v[MMFIX_STATS_HOLD_MAX_NS];
-	for (i = NBUCKETS - 1; i > 0; i--)
-		if (b->hold_hist[i] > a->hold_hist[i])
-			break;
-	*exact = i == 0;
-	return i ? (i >= 64 ? UINT64_MAX : 1ULL << i) : 0;
-}
-
-static void print_interval(const struct snap *a, const struct snap *b)
-{
-	double secs = (double)(b->t_ms - a->t_ms) / 1000;
-	char mean[16], max[20], tbuf[16];
-	time_t now = time(NULL);
-	uint64_t held, acq, cont, mx, iv_ns;
-	unsigned int c;
-	bool exact;
-
-	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", localtime(&now));
-	if (secs <= 0)
-		secs = 0.001;
-	iv_ns = (b->t_ms - a->t_ms) * 1000000ULL;
-	print_open_object(NULL);
-	print_u64("interval_ns", NULL, &iv_ns);
-	for (c = 0; c < MMFIX_STATS_NR_CLASSES; c++) {
-		const struct class_snap *x = &a->cls[c], *y = &b->cls[c];
-		uint64_t hold_ns = delta(x, y, MMFIX_STATS_HOLD_NS);
-
-		acq = delta(x, y, MMFIX_STATS_ACQUISITIONS);
-		cont = delta(x, y, MMFIX_STATS_CONTENDED);
-		held = delta(x, y, MMFIX_STATS_HOLDS);
-		mx = interval_max(x, y, &exact);
-		if (opts.json) {
-			uint64_t mean_ns = held ? hold_ns / held : 0;
-
-			open_class(c);
-			print_u64("acquisitions", NULL, &acq);
-			print_u64("contended", NULL, &cont);
-			print_u64("holds", NULL, &held);
-			print_u64("hold_ns", NULL, &hold_ns);
-			print_u64("hold_mean_ns", NULL, held ? &mean_ns : NULL);
-			/* exact, or null with the bucket bound below */
-			print_u64("hold_max_ns", NULL, exact ? &mx : NULL);
-			print_u64("hold_max_below_ns", NULL, exact ? NULL : &mx);
-			close_class(c, true);
-			continue;
-		}
-		if (!held)
-			snprintf(max, sizeof(max), "-");
-		else if (exact)
-			fmt_ns(max, sizeof(max), (double)mx);
-		else {
-			max[0] = '<';
-			fmt_ns(max + 1, sizeof(max) - 1, (double)mx);
-		}
-		printf("%-8s  %-16s %12.0f %10.1f %10s %10s\n", tbuf,
-		       class_labels[c], (double)acq / secs, (double)cont / secs,
-		       held ? fmt_ns(mean, sizeof(mean),
-				     (double)hold_ns / (double)held) : "-",
-		       max);
-	}
-	print_close_object();
-	fflush(stdout);
-}
-
-int do_watch(int argc, char **argv)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned int ms = 1000, n = 0;
-	struct snap a, b;
-	char disp[80];
-	int on;
-
-	if (argc > 1)
-		return usage_err("watch: unexpected argument '%s'",
-				 arg_disp(argv[1], disp, sizeof(disp)));
-	if (argc && parse_interval(argv[0], &ms))
-		return usage_err("watch: '%s' is not an interval in seconds from 0.1 to 3600",
-				 arg_disp(argv[0], disp, sizeof(disp)));
-	if (!stats_present())
-		return stats_missing();
-	print_open_object(NULL);
-	on = sysfs_attr_bool(MMFIX_STATS_SYSFS_DIR "/enabled");
-	if (on != 1)
-		p_note("lock statistics are off: nothing will move until 1 is written to /sys/" MMFIX_STATS_SYSFS_DIR "/enabled");
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	print_open_array("intervals");
-	if (!opts.json)
-		printf("%-8s  %-16s %12s %10s %10s %10s\n", "time", "lock",
-		       "acquired/s", "contend/s", "mean hold", "max hold");
-	read_snap(&a);
-	while (!stop_watch && (!opts.count_set || n < opts.count)) {
-		watch_sleep(ms);
-		if (stop_watch)
-			break;
-		read_snap(&b);
-		print_interval(&a, &b);
-		a = b;
-		n++;
-	}
-	print_close_array();
 	print_close_object();
 	return EXIT_OK;
 }

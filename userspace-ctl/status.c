@@ -1,18 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmfixctl status: module, livepatch and per-fix state.
+ * mmfixctl status: the lifecycle state of mmfix on this machine (one
+ * word, a reason and an exit code of its own, for fleet health checks),
+ * then module, livepatch, lock statistics and per-fix state.
+ *
+ *   mmfixctl status; echo $?      # 0 active, 3..7 see lifecycle_words
+ *   mmfixctl -j status | jq -r .state
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include "mmfixctl.h"
 
 const char status_help[] =
-	"Show whether the mmfix module is loaded, its version and kernel\n"
-	"series, the running kernel, the livepatch state, and for every fix\n"
-	"whether it applies to this kernel, whether it is enabled, why, and\n"
-	"its counters.  This is the default command.  Exits 1 when the module\n"
-	"is not loaded (and says when kernel lockdown would refuse an unsigned\n"
-	"module).\n";
+	"Show the lifecycle state of mmfix (one word and a reason), the\n"
+	"livepatch state, whether the module is loaded, its version, build\n"
+	"and kernel series, the running kernel, the lock statistics switches,\n"
+	"and for every fix whether it applies to this kernel, whether it is\n"
+	"enabled and recommended, why, the functions it patches and its\n"
+	"counters.  This is the default command.  The exit status is the\n"
+	"state: 0 active, 3 transition, 4 livepatch-disabled, 5 load-refused,\n"
+	"6 not-loaded, 7 not-built (1 and 2 as for every command).\n";
+
+enum lifecycle {
+	LIFE_ACTIVE,
+	LIFE_TRANSITION,
+	LIFE_LP_DISABLED,
+	LIFE_REFUSED,
+	LIFE_NOT_LOADED,
+	LIFE_NOT_BUILT,
+};
+
+static const struct {
+	const char *word;
+	int exit;
+} lifecycle_words[] = {
+	[LIFE_ACTIVE]		= { "active",		EXIT_OK },
+	[LIFE_TRANSITION]	= { "transition",	EXIT_TRANSITION },
+	[LIFE_LP_DISABLED]	= { "livepatch-disabled", EXIT_LP_DISABLED },
+	[LIFE_REFUSED]		= { "load-refused",	EXIT_REFUSED },
+	[LIFE_NOT_LOADED]	= { "not-loaded",	EXIT_NOT_LOADED },
+	[LIFE_NOT_BUILT]	= { "not-built",	EXIT_NOT_BUILT },
+};
 
 /* The active mode in "none [integrity] confidentiality", or NULL. */
 static const char *lockdown_mode(char *buf, size_t size)
@@ -29,20 +63,215 @@ static const char *lockdown_mode(char *buf, size_t size)
 	return open + 1;
 }
 
-static int status_not_loaded(const char *release)
+/* module file search (nftw has no user pointer) */
+static char found_ko[PATH_MAX];
+
+static int find_ko(const char *path, const struct stat *st, int flag,
+		   struct FTW *ftw)
+{
+	static const char *const names[] = {
+		"mmfix.ko", "mmfix.ko.xz", "mmfix.ko.zst", "mmfix.ko.gz"
+	};
+	size_t i;
+
+	(void)st;
+	if (flag != FTW_F || ftw->level > 8)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(path + ftw->base, names[i])) {
+			snprintf(found_ko, sizeof(found_ko), "%s", path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The module file built for release, as modprobe would find it under
+ * /lib/modules/RELEASE (or $MMFIXCTL_MODULES_DIR/RELEASE, tests only).
+ */
+static const char *module_file(const char *release)
+{
+	const char *dir = getenv("MMFIXCTL_MODULES_DIR");
+	char path[PATH_MAX];
+
+	if (!dir || !*dir)
+		dir = "/lib/modules";
+	found_ko[0] = '\0';
+	if (snprintf(path, sizeof(path), "%s/%s", dir, release) >=
+	    (int)sizeof(path))
+		return NULL;
+	/* FTW_PHYS: the build/ and source/ links are not followed */
+	if (nftw(path, find_ko, 16, FTW_PHYS) != 1)
+		return NULL;
+	return found_ko;
+}
+
+struct klog {
+	int err;		/* 0, or -errno opening the log */
+	int level;		/* of the last "mmfix: " line, -1 if none */
+	char msg[512];		/* its text */
+};
+
+/* "PRIO,SEQ,TS,FLAGS;text" (a /dev/kmsg record) */
+static void klog_line(struct klog *kl, const char *line)
+{
+	const char *semi = strchr(line, ';');
+	unsigned int prio;
+
+	if (!semi || sscanf(line, "%u,", &prio) != 1)
+		return;
+	if (strncmp(semi + 1, MMFIX_NAME ": ", strlen(MMFIX_NAME ": ")))
+		return;
+	kl->level = (int)(prio & 7);
+	snprintf(kl->msg, sizeof(kl->msg), "%s", semi + 1);
+}
+
+/*
+ * The most recent line of the kernel log that starts with "mmfix: ":
+ * /dev/kmsg (or $MMFIXCTL_KMSG, tests only), read without blocking.
+ * /dev/kmsg returns one record per read(); a file may split lines
+ * across reads, so a partial line is carried over.
+ */
+static void klog_read(struct klog *kl)
+{
+	const char *path = getenv("MMFIXCTL_KMSG");
+	char buf[8192 + 1];
+	size_t have = 0;
+	char *nl, *start;
+	ssize_t n;
+	int fd;
+
+	kl->err = 0;
+	kl->level = -1;
+	kl->msg[0] = '\0';
+	if (!path || !*path)
+		path = "/dev/kmsg";
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		kl->err = -errno;
+		return;
+	}
+	for (;;) {
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && (errno == EINTR || errno == EPIPE))
+			continue;	/* EPIPE: records overwritten */
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		start = buf;
+		while ((nl = strchr(start, '\n'))) {
+			*nl = '\0';
+			klog_line(kl, start);
+			start = nl + 1;
+		}
+		have -= (size_t)(start - buf);
+		memmove(buf, start, have);
+		if (have == sizeof(buf) - 1)	/* a line longer than buf */
+			have = 0;
+	}
+	if (have) {
+		buf[have] = '\0';
+		klog_line(kl, buf);
+	}
+	close(fd);
+}
+
+struct life {
+	enum lifecycle state;
+	char reason[640];
+	const char *ko;		/* module file, when not loaded */
+};
+
+static void life_not_loaded(struct life *lf, const char *release)
+{
+	struct klog kl;
+
+	lf->ko = module_file(release);
+	if (!lf->ko) {
+		lf->state = LIFE_NOT_BUILT;
+		snprintf(lf->reason, sizeof(lf->reason),
+			 "no mmfix.ko for kernel %s (not built or not installed: see dkms status)",
+			 release);
+		return;
+	}
+	klog_read(&kl);
+	if (kl.level >= 0 && kl.level <= 3) {	/* KERN_ERR or worse */
+		lf->state = LIFE_REFUSED;
+		snprintf(lf->reason, sizeof(lf->reason), "%s", kl.msg);
+		return;
+	}
+	lf->state = LIFE_NOT_LOADED;
+	snprintf(lf->reason, sizeof(lf->reason), "%s is installed but not loaded%s",
+		 lf->ko, kl.err ? " (kernel log not readable: run as root to see whether a load was refused)" : "");
+}
+
+/* enabled | transition | disabled: the module's patch file, else klp's */
+static const char *patch_state(char *buf, size_t size)
+{
+	int en, tr;
+
+	if (sysfs_attr_str(buf, size, MMFIX_SYSFS_DIR "/patch") &&
+	    (!strcmp(buf, "enabled") || !strcmp(buf, "transition") ||
+	     !strcmp(buf, "disabled")))
+		return buf;
+	en = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled");
+	tr = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");
+	if (tr == 1)
+		return "transition";
+	return en == 1 ? "enabled" : "disabled";
+}
+
+static void life_loaded(struct life *lf, const char *patch,
+			const struct fix_list *fl)
+{
+	unsigned int i, on = 0;
+
+	for (i = 0; i < fl->n; i++)
+		on += sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/enabled",
+				      fl->name[i]) == 1;
+	if (!strcmp(patch, "transition")) {
+		int target = klp_transition_target();
+
+		lf->state = LIFE_TRANSITION;
+		snprintf(lf->reason, sizeof(lf->reason),
+			 "livepatch transition in progress%s (see '" BIN_NAME " transition')",
+			 target < 0 ? "" : target ? " (patching)" : " (unpatching)");
+	} else if (!strcmp(patch, "disabled")) {
+		lf->state = LIFE_LP_DISABLED;
+		snprintf(lf->reason, sizeof(lf->reason),
+			 "the module is loaded but its livepatch is disabled: no fix is in effect; run '" BIN_NAME " unload' and load mmfix again");
+	} else {
+		lf->state = LIFE_ACTIVE;
+		snprintf(lf->reason, sizeof(lf->reason),
+			 "livepatch enabled, %u of %u fixes enabled", on, fl->n);
+	}
+}
+
+static void print_state(const struct life *lf)
+{
+	print_string("state", "state:          %s", lifecycle_words[lf->state].word);
+	print_string("reason", " (%s)\n", lf->reason);
+}
+
+static int status_not_loaded(const struct life *lf, const char *release)
 {
 	char buf[256];
 	const char *lock = lockdown_mode(buf, sizeof(buf));
 
-	print_bool("loaded", NULL, 0);
-	print_string("running_kernel", NULL, release);
+	print_state(lf);
+	print_bool_words("loaded", "module:         %s\n", 0, "loaded",
+			 "not loaded", "-");
+	print_string("module_file", NULL, lf->ko);
+	print_string("running_kernel", "running kernel: %s\n", release);
 	print_string("lockdown", NULL, lock);
-	p_err("mmfix module is not loaded");
 	if (lock && (!strcmp(lock, "integrity") ||
 		     !strcmp(lock, "confidentiality")))
 		p_note("the kernel is locked down (%s): an unsigned module cannot be loaded; sign mmfix.ko with the DKMS MOK key (/var/lib/dkms/mok.pub, enrolled with mokutil --import)",
 		       lock);
-	return EXIT_RUNTIME;
+	print_close_object();
+	return lifecycle_words[lf->state].exit;
 }
 
 void print_livepatch(void)
@@ -58,45 +287,175 @@ void print_livepatch(void)
 	print_close_object();
 }
 
-static void print_counters(const char *fix)
+/* The livepatch line of status: DISABLED in capitals, it must show. */
+static void print_patch(const char *patch)
 {
-	struct counter c[MMFIX_MAX_COUNTERS];
-	char label[COUNTER_NAME_MAX + 2];
-	unsigned int i, n;
+	int tr = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");
 
-	n = counters_read(fix, c, MMFIX_MAX_COUNTERS);
+	print_open_object("livepatch");
+	print_string("state", NULL, patch);
+	print_bool("enabled", NULL, sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled"));
+	print_bool("transition", NULL, tr);
+	print_close_object();
+	if (!strcmp(patch, "disabled"))
+		print_text("livepatch:      DISABLED: no fix is in effect\n");
+	else if (!strcmp(patch, "transition"))
+		print_text("livepatch:      transition in progress\n");
+	else
+		print_text("livepatch:      %s\n", patch);
+}
+
+static void print_build(void)
+{
+	char buf[64];
+	const char *b = sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/build");
+
+	print_string("build", NULL, b);
+	if (b && !strcmp(b, "unverified"))
+		print_text("build:          unverified build (loaded with allow_unverified=1)\n");
+	else if (b)
+		print_text("build:          %s\n", b);
+}
+
+/* stats/enabled and, where this module has them, the finer switches */
+static void print_stats_state(void)
+{
+	static const struct { const char *key, *file, *label; } sw[] = {
+		{ "lru_lock", "lru_lock/enabled", "lru_lock" },
+		{ "mmap_lock", "mmap_lock/enabled", "mmap_lock" },
+		{ "hold_time", "hold_time", "hold times" },
+	};
+	char path[PATH_MAX];
+	bool first = true;
+	size_t i;
+	int v;
+
+	if (sysfs_path(path, sizeof(path), MMFIX_STATS_SYSFS_DIR) ||
+	    !sysfs_is_dir(path)) {
+		print_string("stats", "lock stats:     %s\n", NULL);
+		return;
+	}
+	print_open_object("stats");
+	print_bool_words("enabled", "lock stats:     %s", sysfs_attr_bool(
+			 MMFIX_STATS_SYSFS_DIR "/enabled"), "on", "off", "unknown");
+	for (i = 0; i < ARRAY_SIZE(sw); i++) {
+		if (sysfs_path(path, sizeof(path), MMFIX_STATS_SYSFS_DIR "/%s",
+			       sw[i].file) || access(path, F_OK))
+			continue;
+		v = sysfs_read_bool(path);
+		print_text("%s%s ", first ? " (" : ", ", sw[i].label);
+		print_bool_words(sw[i].key, "%s", v, "on", "off", "unknown");
+		first = false;
+	}
+	print_text("%s\n", first ? "" : ")");
+	print_close_object();
+}
+
+/* fixes/FIX/functions: one name per line, when the module has it */
+static void print_functions(const char *fix, int width)
+{
+	char buf[SYSFS_READ_MAX], path[PATH_MAX], *line, *save = NULL;
+	bool first = true;
+
+	if (sysfs_path(path, sizeof(path), MMFIX_SYSFS_DIR "/fixes/%s/functions",
+		       fix) || sysfs_read(path, buf, sizeof(buf), NULL) < 0) {
+		print_string("functions", NULL, NULL);
+		return;
+	}
+	print_open_array("functions");
+	print_text("  %-*s", width, "functions:");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		print_text("%s", first ? " " : ", ");
+		print_string(NULL, "%s", line);
+		first = false;
+	}
+	print_text("%s\n", first ? " -" : "");
+	print_close_array();
+}
+
+static void print_counters(const struct counter *c, unsigned int n, int width)
+{
+	char label[COUNTER_NAME_MAX + 2], fmt[COUNTER_NAME_MAX + 16];
+	unsigned int i;
+
 	print_open_object("counters");
 	for (i = 0; i < n; i++) {
-		snprintf(label, sizeof(label), "%.*s:", COUNTER_NAME_MAX,
-			 c[i].name);
-		print_text("  %-14s", label);
-		print_u64(c[i].name, "%s\n", &c[i].val);
+		snprintf(label, sizeof(label), "%.*s:", COUNTER_NAME_MAX, c[i].name);
+		snprintf(fmt, sizeof(fmt), "  %-*s %%s\n", width, label);
+		if (name_is_ns(c[i].name))
+			print_ns(c[i].name, fmt, &c[i].val);
+		else
+			print_u64(c[i].name, fmt, &c[i].val);
 	}
 	print_close_object();
 }
 
 static void print_fix(const char *fix)
 {
-	char reason[SYSFS_READ_MAX];
+	struct counter c[MMFIX_MAX_COUNTERS];
+	char reason[SYSFS_READ_MAX], fmt[64];
+	int width = 13, rec;	/* "applicable: " */
+	unsigned int i, n;
+
+	n = counters_read(fix, c, MMFIX_MAX_COUNTERS);
+	for (i = 0; i < n; i++)
+		if ((int)strlen(c[i].name) + 1 > width)
+			width = (int)strlen(c[i].name) + 1;
 
 	print_open_object(NULL);
 	print_string("name", "fix %s:\n", fix);
-	print_bool("applicable", "  applicable:   %s\n",
+#define LABEL(l) (snprintf(fmt, sizeof(fmt), "  %-*s %%s\n", width, l), fmt)
+	print_bool("applicable", LABEL("applicable:"),
 		   sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable", fix));
-	print_bool("enabled", "  enabled:      %s\n",
+	print_bool("enabled", LABEL("enabled:"),
 		   sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/enabled", fix));
-	print_string("reason", "  reason:       %s\n",
+	rec = sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/recommended", fix);
+	print_bool("recommended", rec < 0 ? NULL : LABEL("recommended:"), rec);
+	print_string("reason", LABEL("reason:"),
 		     sysfs_attr_str(reason, sizeof(reason),
 				    MMFIX_SYSFS_DIR "/fixes/%s/reason", fix));
-	print_counters(fix);
+#undef LABEL
+	print_functions(fix, width);
+	print_counters(c, n, width);
 	print_close_object();
+}
+
+unsigned int lifecycle_nr(void)
+{
+	return ARRAY_SIZE(lifecycle_words);
+}
+
+const char *lifecycle_word(unsigned int i)
+{
+	return i < ARRAY_SIZE(lifecycle_words) ? lifecycle_words[i].word : NULL;
+}
+
+unsigned int lifecycle_now(void)
+{
+	char pbuf[32];
+	struct utsname uts;
+	struct fix_list fl;
+	struct life lf = { 0 };
+
+	if (!mmfix_loaded()) {
+		if (uname(&uts))
+			strcpy(uts.release, "-");
+		life_not_loaded(&lf, uts.release);
+	} else {
+		fix_list_read(&fl);
+		life_loaded(&lf, patch_state(pbuf, sizeof(pbuf)), &fl);
+	}
+	return lf.state;
 }
 
 int do_status(int argc, char **argv)
 {
-	char buf[SYSFS_READ_MAX], disp[80];
+	char buf[SYSFS_READ_MAX], pbuf[32], disp[80];
 	struct utsname uts;
 	struct fix_list fl;
+	const char *patch;
+	struct life lf = { 0 };
 	unsigned int i;
 
 	if (argc)
@@ -106,23 +465,30 @@ int do_status(int argc, char **argv)
 		strcpy(uts.release, "-");
 
 	print_open_object(NULL);
-	if (!mmfix_loaded())
-		return status_not_loaded(uts.release);
+	if (!mmfix_loaded()) {
+		life_not_loaded(&lf, uts.release);
+		return status_not_loaded(&lf, uts.release);
+	}
+	fix_list_read(&fl);
+	patch = patch_state(pbuf, sizeof(pbuf));
+	life_loaded(&lf, patch, &fl);
 
+	print_state(&lf);
+	print_patch(patch);
 	print_bool_words("loaded", "module:         %s\n", 1, "loaded", "not loaded",
 			 "-");
 	print_string("version", "version:        %s\n",
 		     sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/version"));
+	print_build();
 	print_string("kernel_series", "kernel series:  %s\n",
 		     sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/kernel"));
 	print_string("running_kernel", "running kernel: %s\n", uts.release);
-	print_livepatch();
+	print_stats_state();
 
-	fix_list_read(&fl);
 	print_open_array("fixes");
 	for (i = 0; i < fl.n; i++)
 		print_fix(fl.name[i]);
 	print_close_array();
 	print_close_object();
-	return EXIT_OK;
+	return lifecycle_words[lf.state].exit;
 }

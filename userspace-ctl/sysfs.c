@@ -350,7 +350,8 @@ void fix_list_join(const struct fix_list *fl, char *buf, size_t size)
 static bool fix_attr(const char *name)
 {
 	return !strcmp(name, "enabled") || !strcmp(name, "applicable") ||
-	       !strcmp(name, "reason");
+	       !strcmp(name, "reason") || !strcmp(name, "recommended") ||
+	       !strcmp(name, "functions");
 }
 
 static bool counter_name_valid(const char *name)

@@ -12,6 +12,7 @@
  * on a real sysfs) asks it to remove the fake <root>/kernel/mmfix tree.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/magic.h>
@@ -37,7 +38,9 @@ const char unload_help[] =
 	"transition was still in progress, it lists the tasks holding it up\n"
 	"(see \"transition\") and reverses it, so that the livepatch ends up\n"
 	"fully enabled again rather than half way; run it again once those\n"
-	"tasks have moved on.\n"
+	"tasks have moved on.  SIGINT, SIGTERM and SIGHUP act as the timeout\n"
+	"while the transition runs (it is reversed); once it has finished they\n"
+	"let the removal finish.  Either way it says what happened.\n"
 	"\n"
 	"  --timeout SECONDS  how long to wait in all, 1 to 86400\n";
 
@@ -47,6 +50,28 @@ struct unload_ctx {
 	unsigned int timeout;
 	bool reported;
 };
+
+/*
+ * SIGINT/SIGTERM/SIGHUP while unloading: never leave the patch half way.
+ * During the transition they act like the timeout (it is reversed);
+ * once it has finished, the removal is completed.
+ */
+static volatile sig_atomic_t unload_signal;
+
+static void on_unload_signal(int sig)
+{
+	unload_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_unload_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 static bool klp_dir_exists(void)
 {
@@ -118,6 +143,21 @@ static int transition_timed_out(struct unload_ctx *ctx)
 	blockers_print(&b);
 	if (klp_revert(target))
 		return EXIT_RUNTIME;
+	if (unload_signal) {
+		print_string("interrupted", NULL, strsignal(unload_signal));
+		wait_ms = REVERT_WAIT_MAX_MS;
+		if (klp_wait_idle(now_ms() + wait_ms)) {
+			print_bool("reverted", NULL, 0);
+			p_err("interrupted (%s) during the livepatch transition; reversing it did not finish in %llu s either (see '" BIN_NAME " transition')",
+			      strsignal(unload_signal),
+			      (unsigned long long)(wait_ms / 1000));
+			return EXIT_RUNTIME;
+		}
+		print_bool("reverted", NULL, 1);
+		p_err("interrupted (%s) during the livepatch transition: reversed it, the livepatch is fully %s again and the module stays loaded",
+		      strsignal(unload_signal), target ? "disabled" : "enabled");
+		return EXIT_RUNTIME;
+	}
 	wait_ms = (uint64_t)ctx->timeout * 1000;
 	if (wait_ms > REVERT_WAIT_MAX_MS)
 		wait_ms = REVERT_WAIT_MAX_MS;
@@ -137,7 +177,7 @@ static int transition_timed_out(struct unload_ctx *ctx)
 static int wait_transition(struct unload_ctx *ctx)
 {
 	while (klp_transition_target() >= 0) {
-		if (now_ms() >= ctx->deadline)
+		if (now_ms() >= ctx->deadline || unload_signal)
 			return transition_timed_out(ctx);
 		if (!ctx->reported && now_ms() - ctx->start >= REPORT_AFTER_MS)
 			report_progress(ctx);
@@ -258,6 +298,7 @@ int do_unload(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 
+	catch_signals();
 	ctx.start = now_ms();
 	ctx.deadline = ctx.start + (uint64_t)ctx.timeout * 1000;
 	ret = klp_disable();
@@ -275,6 +316,11 @@ int do_unload(int argc, char **argv)
 
 	waited = now_ms() - ctx.start;
 	print_open_object(NULL);
+	if (unload_signal) {
+		print_string("interrupted", NULL, strsignal(unload_signal));
+		p_note("interrupted (%s) after the livepatch was disabled: finished the unload rather than leave it half way",
+		       strsignal(unload_signal));
+	}
 	print_bool_words("unloaded", "mmfix %s", how != REMOVE_NOTHING,
 			 "unloaded", "not removed", "-");
 	print_u64("waited_ms", " after %s ms", &waited);
