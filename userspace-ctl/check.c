@@ -23,6 +23,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "mmfixctl.h"
+#include "../include/mmfix_verified.h"
 
 const char check_help[] =
 	"Report, from the kernel's BTF (/sys/kernel/btf/vmlinux), whether it\n"
@@ -305,6 +306,7 @@ static bool rule_unmap_drain(const struct btf *btf, const struct kernel *k,
 	static const char *const f61[] = { "unmap_region",
 					   "free_pages_and_swap_cache" };
 	static const char *const f612[] = { "vms_complete_munmap_vmas",
+					    "vms_clean_up_area",
 					    "free_pages_and_swap_cache" };
 
 	/* BTF cannot show a call; upstream 1aa43598c03b (6.14) removed them. */
@@ -322,7 +324,26 @@ static bool rule_unmap_drain(const struct btf *btf, const struct kernel *k,
 	}
 	if (!need_funcs(btf, why, size, f612, ARRAY_SIZE(f612)))
 		return false;
-	snprintf(why, size, "kernel %u.%u drains on munmap; vms_complete_munmap_vmas() and free_pages_and_swap_cache() are out of line",
+	snprintf(why, size, "kernel %u.%u drains on munmap; vms_complete_munmap_vmas(), vms_clean_up_area() and free_pages_and_swap_cache() are out of line",
+		 k->major, k->minor);
+	return true;
+}
+
+static bool rule_lru_add_free_dead(const struct btf *btf,
+				   const struct kernel *k, char *why,
+				   size_t size)
+{
+	static const char *const f[] = { "folio_batch_move_lru" };
+
+	/* BTF cannot show it either: 7.2's lru_add moves free dead folios. */
+	if (k->major > 7 || (k->major == 7 && k->minor >= 2)) {
+		snprintf(why, size, "kernel %u.%u (7.2 or later) frees dead folios of an lru_add batch itself",
+			 k->major, k->minor);
+		return false;
+	}
+	if (!need_funcs(btf, why, size, f, ARRAY_SIZE(f)))
+		return false;
+	snprintf(why, size, "kernel %u.%u puts dead folios of an lru_add batch on the LRU; folio_batch_move_lru() is out of line",
 		 k->major, k->minor);
 	return true;
 }
@@ -346,6 +367,7 @@ static const struct fix_rule fix_rules[] = {
 	{ "populate_drain",	rule_populate_drain },
 	{ "anon_fault",		rule_anon_fault },
 	{ "unmap_drain",	rule_unmap_drain },
+	{ "lru_add_free_dead",	rule_lru_add_free_dead },
 	{ "khugepaged_scan",	rule_khugepaged_scan },
 };
 
@@ -427,6 +449,85 @@ static void kernel_parse(struct kernel *k, const char *release)
 			k->supported = true;
 }
 
+#define CHECK_VERIFIED(s, r, v) { s, r, v },
+static const struct {
+	const char *series, *release, *version;
+} verified_builds[] = {
+	MMFIX_VERIFIED_LIST(CHECK_VERIFIED)
+};
+#undef CHECK_VERIFIED
+
+/*
+ * The Debian package version of the running kernel: the word after
+ * "Debian " in /proc/version, e.g. "6.1.192-3"; NULL if there is none.
+ */
+static const char *proc_debian_version(char *buf, size_t size)
+{
+	char line[1024], *p;
+	size_t n;
+	FILE *f;
+
+	f = fopen("/proc/version", "r");
+	if (!f)
+		return NULL;
+	p = fgets(line, sizeof(line), f);
+	fclose(f);
+	if (!p)
+		return NULL;
+	p = strstr(line, " Debian ");
+	if (!p)
+		return NULL;
+	p += strlen(" Debian ");
+	n = strcspn(p, " \n");
+	if (!n || n >= size)
+		return NULL;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * Whether the kernel is a build whose copied code mmfix verified
+ * (include/mmfix_verified.h); the module refuses any other build of its
+ * series unless loaded with allow_unverified=1.  Unknown (-1) without
+ * the Debian version, which only /proc/version of the running kernel
+ * gives: a release alone names every package build of one ABI.
+ */
+static void print_verified(const struct kernel *k, const char *version)
+{
+	char list[512];
+	size_t i, len = 0;
+	int verified = -1;
+
+	if (!k->supported)
+		return;
+	if (version) {
+		verified = 0;
+		for (i = 0; i < ARRAY_SIZE(verified_builds); i++)
+			if (!strcmp(verified_builds[i].release, k->release) &&
+			    !strcmp(verified_builds[i].version, version))
+				verified = 1;
+	}
+	list[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(verified_builds); i++) {
+		if (strcmp(verified_builds[i].series, k->series))
+			continue;
+		len += snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
+				"%s%s (Debian %s)", len ? ", " : "",
+				verified_builds[i].release,
+				verified_builds[i].version);
+	}
+	print_text("build:    ");
+	print_string("debian_version", version ? "Debian %s, " : NULL, version);
+	print_bool_words("verified", "%s", verified, "verified build",
+			 "unverified build", "verified unknown");
+	print_text(verified == 1 ? "\n" : verified == 0 ?
+		   ": mmfix refuses to load without allow_unverified=1\n" :
+		   " (--release gives no Debian version)\n");
+	if (verified != 1)
+		print_text("          verified %s builds: %s\n", k->series, list);
+}
+
 /* The loaded module's build: "unverified build" must not go unseen. */
 static void print_build_line(void)
 {
@@ -450,6 +551,8 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 int do_check(int argc, char **argv)
 {
 	char path[PATH_MAX], disp[80];
+	char dver[64];
+	const char *version = NULL;
 	struct utsname uts;
 	struct kernel k;
 	struct btf *btf;
@@ -466,8 +569,12 @@ int do_check(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	release = opts.release;
+	if (!release && !uname(&uts)) {
+		release = uts.release;
+		version = proc_debian_version(dver, sizeof(dver));
+	}
 	if (!release)
-		release = uname(&uts) ? "-" : uts.release;
+		release = "-";
 	kernel_parse(&k, release);
 
 	libbpf_set_print(libbpf_quiet);
@@ -486,6 +593,7 @@ int do_check(int argc, char **argv)
 	print_bool_words("supported", ", %s\n", k.supported,
 			 "supported by mmfix " MMFIX_VERSION,
 			 "not supported by mmfix " MMFIX_VERSION, "-");
+	print_verified(&k, version);
 	print_close_object();
 	print_build_line();
 	print_open_object("btf");

@@ -25,6 +25,7 @@ check_expect() {
 		fix populate_drain: applies
 		fix anon_fault: does not apply
 		fix unmap_drain: applies
+		fix lru_add_free_dead: applies
 		fix khugepaged_scan: applies
 		EOF
 		;;
@@ -44,6 +45,7 @@ check_expect() {
 		fix populate_drain: applies
 		fix anon_fault: does not apply
 		fix unmap_drain: applies
+		fix lru_add_free_dead: applies
 		fix khugepaged_scan: applies
 		EOF
 		;;
@@ -62,6 +64,7 @@ check_expect() {
 		fix populate_drain: applies
 		fix anon_fault: does not apply
 		fix unmap_drain: does not apply
+		fix lru_add_free_dead: does not apply
 		fix khugepaged_scan: applies
 		EOF
 		;;
@@ -80,6 +83,7 @@ check_expect() {
 		fix populate_drain: applies
 		fix anon_fault: applies
 		fix unmap_drain: does not apply
+		fix lru_add_free_dead: does not apply
 		fix khugepaged_scan: applies
 		EOF
 		;;
@@ -113,6 +117,10 @@ t_check check-exits-0 test "$rc" = 0
 version=$(mmfixctl --version | cut -d' ' -f2)
 t_check check-names-running-kernel-supported grep -qFx \
 	"kernel:   $(uname -r), series $SERIES, supported by mmfix $version" /tmp/check.out
+# The running kernel is the build scripts/setup fetched, which the
+# suite verified before booting it (tests/run-all).
+t_check check-says-running-build-is-verified grep -qE \
+	'^build:    Debian [^ ]+, verified build$' /tmp/check.out
 missing=$(check_missing "$out" "$want")
 t_check check-answers-expected-for-$SERIES test -z "$missing" ||
 	{ echo "missing:"; echo "$missing"; }

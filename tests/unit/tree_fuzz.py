@@ -30,6 +30,26 @@ FIXES = ["populate_drain", "anon_fault", "khugepaged_scan", "zz_newer"]
 
 
 
+
+def json_values(out, stream):
+    """The JSON values in out: exactly one, or with stream (watch, one
+    object per interval) one or more, each of them an object."""
+    text = out.decode()
+    dec = json.JSONDecoder()
+    values, pos = [], 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos == len(text):
+            break
+        value, pos = dec.raw_decode(text, pos)
+        values.append(value)
+    if not values or (len(values) > 1 and not stream):
+        raise ValueError("%d JSON values" % len(values))
+    if stream and not all(isinstance(v, dict) for v in values):
+        raise ValueError("a watch value is not an object")
+    return values
+
 def exit_ok(p):
     """0, 1 or 2; 3 to 7 only from status, which then says the state."""
     if p.returncode in (0, 1, 2):
@@ -200,7 +220,7 @@ def main():
                 why = "sanitizer report"
             elif argv[1:2] in (["-j"], ["-p"]):
                 try:
-                    json.loads(p.stdout)
+                    json_values(p.stdout, "watch" in argv)
                 except ValueError:
                     why = "stdout is not valid JSON"
         if why:

@@ -99,7 +99,8 @@ static void nested(const char *dir)
 	static const char *const funcs[] = {
 		"populate_vma_page_range", "__get_user_pages",
 		"folio_add_new_anon_rmap", "unmap_region",
-		"free_pages_and_swap_cache", "khugepaged", "__khugepaged_exit",
+		"free_pages_and_swap_cache", "folio_batch_move_lru",
+		"khugepaged", "__khugepaged_exit",
 	};
 	struct base b;
 	struct btf *btf = new_btf(&b);
