@@ -559,7 +559,7 @@ static const struct attribute_group mmfix_node_group = {
 	.attrs = mmfix_node_attr_list,
 };
 
-/* sysfs: mmap_lock/{untracked,worst_*} *************************************/
+/* sysfs: mmap_lock/{untracked,skipped_irqs_off,worst_*} ******************/
 
 enum {
 	WORST_NS,
@@ -613,7 +613,32 @@ static ssize_t untracked_show(struct kobject *kobj,
 
 static struct kobj_attribute mmfix_mmap_untracked_attr = __ATTR_RO(untracked);
 
-static struct attribute *mmfix_mmap_attr_list[2 * WORST_NR_FILES + 2];
+static ssize_t skipped_irqs_off_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", mmfix_stats_sum_u64(
+		offsetof(struct mmfix_stats_cpu, mmap_skipped_irqs_off)));
+}
+
+static struct kobj_attribute mmfix_mmap_skipped_attr =
+	__ATTR_RO(skipped_irqs_off);
+
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+/* Tests only: stats_mmap.c, mmfix_stats_mmap_test_trylock(). */
+static ssize_t test_irqs_off_trylock_store(struct kobject *kobj,
+					   struct kobj_attribute *attr,
+					   const char *buf, size_t count)
+{
+	int ret = mmfix_stats_mmap_test_trylock();
+
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute mmfix_mmap_test_attr =
+	__ATTR_WO(test_irqs_off_trylock);
+#endif
+
+static struct attribute *mmfix_mmap_attr_list[2 * WORST_NR_FILES + 4];
 
 static const struct attribute_group mmfix_mmap_group = {
 	.attrs = mmfix_mmap_attr_list,
@@ -651,6 +676,10 @@ static void mmfix_stats_attrs_init(void)
 			mmfix_mmap_attr_list[n++] = &mmfix_worst_attrs[i][j].attr;
 		}
 	mmfix_mmap_attr_list[n++] = &mmfix_mmap_untracked_attr.attr;
+	mmfix_mmap_attr_list[n++] = &mmfix_mmap_skipped_attr.attr;
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+	mmfix_mmap_attr_list[n++] = &mmfix_mmap_test_attr.attr;
+#endif
 	mmfix_mmap_attr_list[n] = NULL;
 }
 

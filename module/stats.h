@@ -60,6 +60,7 @@ struct mmfix_stats_cpu {
 	struct mmfix_worst worst_wait;
 	u64 lru_unmatched;	/* lru holds whose unlock was never seen */
 	u64 mmap_untracked;	/* mmap_lock operations with no free slot */
+	u64 mmap_skipped_irqs_off; /* trylocks with interrupts disabled */
 };
 
 extern struct mmfix_stats_cpu __percpu *mmfix_stats_pcpu;
@@ -170,5 +171,8 @@ int mmfix_stats_mmap_start(void);
 void mmfix_stats_mmap_stop(void);
 void mmfix_stats_mmap_release(void);
 void mmfix_stats_mmap_contention_begin(void *lock, bool write);
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+int mmfix_stats_mmap_test_trylock(void);
+#endif
 
 #endif /* MMFIX_STATS_H */

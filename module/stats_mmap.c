@@ -19,10 +19,18 @@
  *
  * Events outside task context are ignored: mmap_lock is a sleeping lock,
  * and the one non-owner release (mmap_read_unlock_non_owner() from an
- * irq_work, for a trylock made in NMI context) must not end the hold of
- * the task it interrupted.
+ * irq_work) must not end the hold of the task it interrupted.  That
+ * irq_work releases a trylock made with interrupts disabled -- in NMI
+ * context, or in task context (BPF build-id stack walks, bpf_find_vma()
+ * from tracing programs).  Such an acquisition is not tracked either:
+ * its release is never seen by its task, so its slot would stay taken
+ * and the task's next unlock of the mm would be timed from it.  It is
+ * counted in skipped_irqs_off instead.  Nothing else takes mmap_lock
+ * with interrupts disabled: every other way in may sleep.
  */
 #include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/mmap_lock.h>
 #include <linux/mm_types.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -149,6 +157,20 @@ static void mmfix_mmap_count(struct mmfix_mmap_slot *slot, u64 now)
 	mmfix_stats_end(s, flags);
 }
 
+/*
+ * A trylock in task context with interrupts disabled: released through
+ * an irq_work, out of its task's sight (see the top of this file).
+ */
+static void mmfix_mmap_count_skipped(void)
+{
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	s->mmap_skipped_irqs_off++;
+	mmfix_stats_end(s, flags);
+}
+
 static void mmfix_mmap_count_failed(bool write)
 {
 	struct mmfix_stats_cpu *s;
@@ -186,6 +208,11 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 
 	if (!in_task())
 		return;
+	if (unlikely(irqs_disabled())) {
+		if (mmfix_stats_counting())
+			mmfix_mmap_count_skipped();
+		return;
+	}
 	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, -1);
 	if (!success) {
 		if (s)
@@ -248,6 +275,45 @@ void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 	if (s)
 		s->contended = true;
 }
+
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+/*
+ * Tests only (scripts/build-module --cflags -DMMFIX_TEST_IRQS_OFF_TRYLOCK,
+ * tests/guest/t-43-*): what BPF's build-id stack walk does -- a read
+ * trylock of the current task's mm with interrupts disabled, released by
+ * an irq_work with mmap_read_unlock_non_owner().
+ */
+static struct mm_struct *mmfix_test_mm;
+
+static void mmfix_test_unlock(struct irq_work *work)
+{
+	mmap_read_unlock_non_owner(mmfix_test_mm);
+}
+
+static DEFINE_IRQ_WORK(mmfix_test_work, mmfix_test_unlock);
+
+int mmfix_stats_mmap_test_trylock(void)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long flags;
+	bool locked;
+
+	if (!mm)
+		return -EINVAL;
+	mmgrab(mm);
+	local_irq_save(flags);
+	locked = mmap_read_trylock(mm);
+	if (locked) {
+		mmfix_test_mm = mm;
+		irq_work_queue(&mmfix_test_work);
+	}
+	local_irq_restore(flags);
+	if (locked)
+		irq_work_sync(&mmfix_test_work);
+	mmdrop(mm);
+	return locked ? 0 : -EBUSY;
+}
+#endif
 
 /*
  * Release first, start last: a lock whose start is seen has its end seen
