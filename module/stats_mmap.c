@@ -65,20 +65,28 @@ static unsigned long mmfix_mmap_hash(struct mm_struct *mm)
 }
 
 /* The current task's slot for @mm in @state (and @write unless < 0). */
-static struct mmfix_mmap_slot *mmfix_mmap_find(struct mm_struct *mm,
-					       u8 state, int write)
+static struct mmfix_mmap_slot *mmfix_mmap_find_in(struct mmfix_mmap_slot *t,
+						  struct mm_struct *mm,
+						  u8 state, int write)
 {
 	unsigned long h = mmfix_mmap_hash(mm);
 	struct mmfix_mmap_slot *s;
 	unsigned int i;
 
 	for (i = 0; i < MMFIX_MMAP_PROBE; i++) {
-		s = &mmfix_mmap_table[(h + i) & (MMFIX_MMAP_SLOTS - 1)];
+		s = &t[(h + i) & (MMFIX_MMAP_SLOTS - 1)];
 		if (READ_ONCE(s->task) == current && s->mm == mm &&
 		    s->state == state && (write < 0 || s->write == write))
 			return s;
 	}
 	return NULL;
+}
+
+/* In the mmap_lock probes, which cannot run once the table is freed. */
+static struct mmfix_mmap_slot *mmfix_mmap_find(struct mm_struct *mm,
+					       u8 state, int write)
+{
+	return mmfix_mmap_find_in(mmfix_mmap_table, mm, state, write);
 }
 
 static struct mmfix_mmap_slot *mmfix_mmap_claim(struct mm_struct *mm)
@@ -186,7 +194,7 @@ static void mmfix_mmap_start_locking(void *data, struct mm_struct *mm,
 {
 	struct mmfix_mmap_slot *s;
 
-	if (!in_task() || !mmfix_stats_counting())
+	if (!in_task() || !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 		return;
 	s = mmfix_mmap_claim(mm);
 	if (!s) {
@@ -209,7 +217,7 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 	if (!in_task())
 		return;
 	if (unlikely(irqs_disabled())) {
-		if (mmfix_stats_counting())
+		if (mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 			mmfix_mmap_count_skipped();
 		return;
 	}
@@ -217,7 +225,7 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 	if (!success) {
 		if (s)
 			mmfix_mmap_free(s);
-		if (s || mmfix_stats_counting())
+		if (s || mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 			mmfix_mmap_count_failed(write);
 		return;
 	}
@@ -229,7 +237,7 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 		s = write ? NULL : mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
 		if (s)
 			mmfix_mmap_count(s, now);
-		if (!s && !mmfix_stats_counting())
+		if (!s && !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 			return;	/* switched off: no new hold */
 		/* or stats were switched on while this task was waiting */
 		if (!s)
@@ -263,15 +271,16 @@ static void mmfix_mmap_released(void *data, struct mm_struct *mm,
 /* lock:contention_begin on an rwsem: is it ours, waiting for @mm? */
 void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 {
+	struct mmfix_mmap_slot *t = READ_ONCE(mmfix_mmap_table), *s;
 	struct mm_struct *mm;
-	struct mmfix_mmap_slot *s;
 
-	if (!in_task() || !READ_ONCE(mmfix_mmap_table))
+	/* registered for lru_lock too: the table may be gone (release()) */
+	if (!in_task() || !t)
 		return;
 	/* only compared as a key, never dereferenced */
 	mm = container_of((struct rw_semaphore *)lock, struct mm_struct,
 			  mmap_lock);
-	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, write);
+	s = mmfix_mmap_find_in(t, mm, MMFIX_MMAP_ACQUIRING, write);
 	if (s)
 		s->contended = true;
 }
@@ -367,9 +376,18 @@ void mmfix_stats_mmap_stop(void)
 							 NULL));
 }
 
-/* After tracepoint_synchronize_unregister(): no probe can see it. */
+/*
+ * After stop() and tracepoint_synchronize_unregister(): no mmap_lock
+ * probe can see the table.  The contention probe may still be registered
+ * (for lru_lock): it reads the pointer once, so wait for it again.
+ */
 void mmfix_stats_mmap_release(void)
 {
-	kvfree(mmfix_mmap_table);
-	mmfix_mmap_table = NULL;
+	struct mmfix_mmap_slot *t = mmfix_mmap_table;
+
+	if (!t)
+		return;
+	WRITE_ONCE(mmfix_mmap_table, NULL);
+	tracepoint_synchronize_unregister();
+	kvfree(t);
 }
