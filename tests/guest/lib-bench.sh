@@ -6,7 +6,6 @@
 #	bench_row METRIC CONFIG off|on REP VALUE	# one measurement
 #	bench_summary ROWS_FILE				# medians and on/off
 #	bench_pairs ROWS_FILE				# on/off per repetition
-#	bench_mode					# "icount" or "wall clock"
 #
 # bench_row prints "BENCH <metric>\t<config>\t<state>\t<rep>\t<value>".
 # bench_summary reads such lines and prints, sorted, one line per
@@ -29,9 +28,6 @@ if [ "$(cmdline_get online_cpus)" = 1 ]; then
 	echo "# cpus online: $(cat /sys/devices/system/cpu/online)" >&2
 fi
 
-bench_mode() {
-	if [ "$(cmdline_get icount)" = 1 ]; then echo icount; else echo "wall clock"; fi
-}
 
 bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
 

@@ -17,7 +17,7 @@ t_check overhead-bench-patched-with-every-switch-off-while-loaded \
 	sh -c "! grep -qE '^# not (off|patched)' /tmp/overhead.err"
 t_check overhead-bench-leaves-no-module-loaded \
 	sh -c "! grep -q '^mmfix ' /proc/modules"
-t_comment "overhead mode $(bench_mode)"
+t_comment "overhead $mode size, $([ "$(cmdline_get icount)" = 1 ] && echo icount || echo 'wall clock')"
 echo "$out" | sed -n 's/^PAIRS ops_per_s\t//p' | while IFS="$(printf '\t')" read -r cfg n med lo hi; do
 	t_comment "loaded/not loaded ops_per_s $cfg: median $med of $n (min $lo, max $hi)"
 done
