@@ -62,6 +62,15 @@ enum mmfix_fix_id {
  * LOW is 2^(i-1).
  */
 #define MMFIX_STATS_SYSFS_DIR		MMFIX_SYSFS_DIR "/stats"
+/*
+ * Switches: "enabled" in MMFIX_STATS_SYSFS_DIR sets both locks; each lock
+ * directory of MMFIX_STATS_SWITCH_LIST(X), X(id, "dir"), has its own
+ * "enabled" (lru_lock counts, mmap_lock counts).
+ */
+#define MMFIX_STATS_SWITCH_FILE		"enabled"
+#define MMFIX_STATS_SWITCH_LIST(X)		\
+	X(LRU,		"lru_lock")		\
+	X(MMAP,		"mmap_lock")
 #define MMFIX_STATS_HIST_BUCKETS	65
 
 #define MMFIX_STATS_CLASS_LIST(X)		\

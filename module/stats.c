@@ -17,6 +17,7 @@
  * Counters live in one block per CPU, written only by that CPU with
  * interrupts off inside a seqcount; readers sum consistent copies.
  */
+#include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
@@ -35,8 +36,9 @@ struct mmfix_node_stat __percpu *mmfix_stats_node_pcpu;
 
 /* Serialises switching, reset and removal. */
 static DEFINE_MUTEX(mmfix_stats_mutex);
-bool mmfix_stats_on;		/* the switch */
-static bool mmfix_stats_hooked;	/* the probes are registered */
+bool mmfix_stats_on[MMFIX_STATS_NR_SRC];	/* the switches */
+static bool mmfix_stats_hooked[MMFIX_STATS_NR_SRC]; /* probes registered */
+static bool mmfix_contention_hooked;	/* for either source */
 
 /*
  * Switching off stops counting at once; the probes go one second later
@@ -133,77 +135,124 @@ static void mmfix_contention_unregister(void)
 
 /* on / off ******************************************************************/
 
+/* lock:contention_begin/end serve both sources: registered once. */
+static int mmfix_contention_get(void)
+{
+	int ret;
+
+	if (mmfix_contention_hooked)
+		return 0;
+	ret = mmfix_contention_register();
+	if (ret)
+		pr_warn("stats: cannot register lock contention probes (%d)\n",
+			ret);
+	mmfix_contention_hooked = !ret;
+	return ret;
+}
+
+static void mmfix_contention_put(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MMFIX_STATS_NR_SRC; i++)
+		if (mmfix_stats_hooked[i])
+			return;
+	if (mmfix_contention_hooked)
+		mmfix_contention_unregister();
+	mmfix_contention_hooked = false;
+}
+
 /*
  * Unlock callbacks first and lock probes last, so that no hold can start
  * before its end is watched; off in reverse.
  */
-static int mmfix_stats_start(void)
+static int mmfix_stats_start(unsigned int src)
 {
 	int ret;
 
+	if (src == MMFIX_STATS_SRC_MMAP) {
+		ret = mmfix_stats_mmap_start();
+		if (ret)
+			return ret;
+		ret = mmfix_contention_get();
+		if (ret) {
+			mmfix_stats_mmap_stop();
+			tracepoint_synchronize_unregister();
+			mmfix_stats_mmap_release();
+		}
+		return ret;
+	}
 	ret = mmfix_stats_lru_start();
 	if (ret)
 		return ret;
-	ret = mmfix_stats_mmap_start();
+	ret = mmfix_contention_get();
 	if (ret)
-		goto err_mmap;
-	ret = mmfix_contention_register();
-	if (ret) {
-		pr_warn("stats: cannot register lock contention probes (%d)\n",
-			ret);
 		goto err_contention;
-	}
 	ret = mmfix_stats_lru_arm();
 	if (ret)
 		goto err_arm;
 	return 0;
 
 err_arm:
-	mmfix_contention_unregister();
+	mmfix_contention_put();
 err_contention:
-	mmfix_stats_mmap_stop();
-	tracepoint_synchronize_unregister();
-	mmfix_stats_mmap_release();
-err_mmap:
 	mmfix_stats_lru_stop();
 	return ret;
 }
 
-static void mmfix_stats_stop(void)
+/* Called with mmfix_stats_hooked[@src] already false. */
+static void mmfix_stats_stop(unsigned int src)
 {
+	if (src == MMFIX_STATS_SRC_MMAP) {
+		mmfix_contention_put();
+		mmfix_stats_mmap_stop();
+		tracepoint_synchronize_unregister();
+		mmfix_stats_mmap_release();
+		return;
+	}
 	mmfix_stats_lru_disarm();
-	mmfix_contention_unregister();
-	mmfix_stats_mmap_stop();
-	tracepoint_synchronize_unregister();
-	mmfix_stats_mmap_release();
+	mmfix_contention_put();
 	mmfix_stats_lru_stop();
 }
 
-static int mmfix_stats_set(bool on)
+/* Switches the sources in @srcs (bit per source) on or off. */
+static int mmfix_stats_set(unsigned long srcs, bool on)
 {
+	bool went_off = false;
+	unsigned int src;
 	int ret = 0;
 
 	mutex_lock(&mmfix_stats_mutex);
-	if (on && !mmfix_stats_hooked) {
-		ret = mmfix_stats_start();
-		mmfix_stats_hooked = !ret;
+	for_each_set_bit(src, &srcs, MMFIX_STATS_NR_SRC) {
+		if (on && !mmfix_stats_hooked[src]) {
+			ret = mmfix_stats_start(src);
+			if (ret)
+				break;
+			mmfix_stats_hooked[src] = true;
+		}
+		if (on != mmfix_stats_on[src]) {
+			WRITE_ONCE(mmfix_stats_on[src], on);
+			went_off |= !on;
+		}
 	}
-	if (!ret && on != mmfix_stats_on) {
-		WRITE_ONCE(mmfix_stats_on, on);
-		if (!on)
-			mod_delayed_work(system_wq, &mmfix_stats_unhook_work,
-					 MMFIX_STATS_UNHOOK_DELAY);
-	}
+	if (went_off)
+		mod_delayed_work(system_wq, &mmfix_stats_unhook_work,
+				 MMFIX_STATS_UNHOOK_DELAY);
 	mutex_unlock(&mmfix_stats_mutex);
 	return ret;
 }
 
+/* mmap_lock first: the lru_lock ftrace callbacks go last (t-40 waits on them). */
 static void mmfix_stats_unhook(struct work_struct *work)
 {
+	int src;
+
 	mutex_lock(&mmfix_stats_mutex);
-	if (!mmfix_stats_on && mmfix_stats_hooked) {
-		mmfix_stats_stop();
-		mmfix_stats_hooked = false;
+	for (src = MMFIX_STATS_NR_SRC - 1; src >= 0; src--) {
+		if (mmfix_stats_on[src] || !mmfix_stats_hooked[src])
+			continue;
+		mmfix_stats_hooked[src] = false;
+		mmfix_stats_stop(src);
 	}
 	mutex_unlock(&mmfix_stats_mutex);
 }
@@ -338,22 +387,68 @@ static int mmfix_parse_01(const char *buf, size_t count)
 	return buf[0] - '0';
 }
 
-static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(mmfix_stats_on));
-}
+#define MMFIX_STATS_ALL_SRC	(BIT(MMFIX_STATS_NR_SRC) - 1)
 
-static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
+/* Writes @buf ("0" or "1") to the switches of the sources in @srcs. */
+static ssize_t mmfix_stats_store_switch(unsigned long srcs, const char *buf,
+					size_t count)
 {
 	int on = mmfix_parse_01(buf, count), ret;
 
 	if (on < 0)
 		return on;
-	ret = mmfix_stats_set(on);
+	ret = mmfix_stats_set(srcs, on);
 	return ret ? ret : count;
 }
+
+/* stats/enabled: 1 while either lock is counted; a write sets both. */
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(mmfix_stats_on[MMFIX_STATS_SRC_LRU]) ||
+			  READ_ONCE(mmfix_stats_on[MMFIX_STATS_SRC_MMAP]));
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	return mmfix_stats_store_switch(MMFIX_STATS_ALL_SRC, buf, count);
+}
+
+/* stats/lru_lock/enabled and stats/mmap_lock/enabled: one lock each. */
+static ssize_t lru_enabled_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(mmfix_stats_on[MMFIX_STATS_SRC_LRU]));
+}
+
+static ssize_t lru_enabled_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	return mmfix_stats_store_switch(BIT(MMFIX_STATS_SRC_LRU), buf, count);
+}
+
+static ssize_t mmap_enabled_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(mmfix_stats_on[MMFIX_STATS_SRC_MMAP]));
+}
+
+static ssize_t mmap_enabled_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return mmfix_stats_store_switch(BIT(MMFIX_STATS_SRC_MMAP), buf, count);
+}
+
+static struct kobj_attribute mmfix_lru_enabled_attr =
+	__ATTR(enabled, 0644, lru_enabled_show, lru_enabled_store);
+static struct kobj_attribute mmfix_mmap_enabled_attr =
+	__ATTR(enabled, 0644, mmap_enabled_show, mmap_enabled_store);
 
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
@@ -490,6 +585,7 @@ static ssize_t unmatched_show(struct kobject *kobj,
 static struct kobj_attribute mmfix_lru_unmatched_attr = __ATTR_RO(unmatched);
 
 static struct attribute *mmfix_lru_attrs[] = {
+	&mmfix_lru_enabled_attr.attr,
 	&mmfix_lru_unmatched_attr.attr,
 	NULL
 };
@@ -559,7 +655,7 @@ static const struct attribute_group mmfix_node_group = {
 	.attrs = mmfix_node_attr_list,
 };
 
-/* sysfs: mmap_lock/{untracked,worst_*} *************************************/
+/* sysfs: mmap_lock/{untracked,skipped_irqs_off,worst_*} ******************/
 
 enum {
 	WORST_NS,
@@ -613,7 +709,32 @@ static ssize_t untracked_show(struct kobject *kobj,
 
 static struct kobj_attribute mmfix_mmap_untracked_attr = __ATTR_RO(untracked);
 
-static struct attribute *mmfix_mmap_attr_list[2 * WORST_NR_FILES + 2];
+static ssize_t skipped_irqs_off_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", mmfix_stats_sum_u64(
+		offsetof(struct mmfix_stats_cpu, mmap_skipped_irqs_off)));
+}
+
+static struct kobj_attribute mmfix_mmap_skipped_attr =
+	__ATTR_RO(skipped_irqs_off);
+
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+/* Tests only: stats_mmap.c, mmfix_stats_mmap_test_trylock(). */
+static ssize_t test_irqs_off_trylock_store(struct kobject *kobj,
+					   struct kobj_attribute *attr,
+					   const char *buf, size_t count)
+{
+	int ret = mmfix_stats_mmap_test_trylock();
+
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute mmfix_mmap_test_attr =
+	__ATTR_WO(test_irqs_off_trylock);
+#endif
+
+static struct attribute *mmfix_mmap_attr_list[2 * WORST_NR_FILES + 5];
 
 static const struct attribute_group mmfix_mmap_group = {
 	.attrs = mmfix_mmap_attr_list,
@@ -650,7 +771,12 @@ static void mmfix_stats_attrs_init(void)
 					mmfix_worst_show);
 			mmfix_mmap_attr_list[n++] = &mmfix_worst_attrs[i][j].attr;
 		}
+	mmfix_mmap_attr_list[n++] = &mmfix_mmap_enabled_attr.attr;
 	mmfix_mmap_attr_list[n++] = &mmfix_mmap_untracked_attr.attr;
+	mmfix_mmap_attr_list[n++] = &mmfix_mmap_skipped_attr.attr;
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+	mmfix_mmap_attr_list[n++] = &mmfix_mmap_test_attr.attr;
+#endif
 	mmfix_mmap_attr_list[n] = NULL;
 }
 
@@ -764,7 +890,7 @@ void mmfix_stats_uninit(void)
 {
 	/* Removing the files waits for readers and writers inside them. */
 	mmfix_stats_sysfs_uninit();
-	mmfix_stats_set(false);
+	mmfix_stats_set(MMFIX_STATS_ALL_SRC, false);
 	cancel_delayed_work_sync(&mmfix_stats_unhook_work);
 	mmfix_stats_unhook(NULL);
 	free_percpu(mmfix_stats_node_pcpu);

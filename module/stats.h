@@ -60,20 +60,28 @@ struct mmfix_stats_cpu {
 	struct mmfix_worst worst_wait;
 	u64 lru_unmatched;	/* lru holds whose unlock was never seen */
 	u64 mmap_untracked;	/* mmap_lock operations with no free slot */
+	u64 mmap_skipped_irqs_off; /* trylocks with interrupts disabled */
 };
 
 extern struct mmfix_stats_cpu __percpu *mmfix_stats_pcpu;
 extern struct mmfix_node_stat __percpu *mmfix_stats_node_pcpu;
-extern bool mmfix_stats_on;
+/* The lock sources, each with its own switch (stats/<lock>/enabled). */
+enum {
+	MMFIX_STATS_SRC_LRU,
+	MMFIX_STATS_SRC_MMAP,
+	MMFIX_STATS_NR_SRC
+};
+
+extern bool mmfix_stats_on[MMFIX_STATS_NR_SRC];
 
 /*
- * The switch is on.  Probes stay registered for a while after it goes
- * off (stats.c); until then they end the holds they saw start but open
- * no new one.
+ * The switch of source @src is on.  Probes stay registered for a while
+ * after it goes off (stats.c); until then they end the holds they saw
+ * start but open no new one.
  */
-static __always_inline bool mmfix_stats_counting(void)
+static __always_inline bool mmfix_stats_counting(unsigned int src)
 {
-	return READ_ONCE(mmfix_stats_on);
+	return READ_ONCE(mmfix_stats_on[src]);
 }
 
 /*
@@ -164,11 +172,15 @@ void mmfix_stats_lru_contention_end(void *lock);
 /*
  * stats_mmap.c: start() allocates the per-task table and registers the
  * mmap_lock tracepoints; stop() unregisters them; release() frees the
- * table once no probe can still be running.
+ * table once no probe can still be running, including the contention
+ * probe, which may stay registered for lru_lock.
  */
 int mmfix_stats_mmap_start(void);
 void mmfix_stats_mmap_stop(void);
 void mmfix_stats_mmap_release(void);
 void mmfix_stats_mmap_contention_begin(void *lock, bool write);
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+int mmfix_stats_mmap_test_trylock(void);
+#endif
 
 #endif /* MMFIX_STATS_H */

@@ -115,7 +115,7 @@ static void notrace mmfix_lru_lock(unsigned long ip, unsigned long parent_ip,
 	struct lruvec *lruvec;
 	int nid;
 
-	if (!mmfix_stats_counting())
+	if (!mmfix_stats_counting(MMFIX_STATS_SRC_LRU))
 		return;	/* switched off: holds already open still end */
 	/* the lookup folio_lruvec_lock*() itself makes next */
 	rcu_read_lock();

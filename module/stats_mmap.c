@@ -19,10 +19,18 @@
  *
  * Events outside task context are ignored: mmap_lock is a sleeping lock,
  * and the one non-owner release (mmap_read_unlock_non_owner() from an
- * irq_work, for a trylock made in NMI context) must not end the hold of
- * the task it interrupted.
+ * irq_work) must not end the hold of the task it interrupted.  That
+ * irq_work releases a trylock made with interrupts disabled -- in NMI
+ * context, or in task context (BPF build-id stack walks, bpf_find_vma()
+ * from tracing programs).  Such an acquisition is not tracked either:
+ * its release is never seen by its task, so its slot would stay taken
+ * and the task's next unlock of the mm would be timed from it.  It is
+ * counted in skipped_irqs_off instead.  Nothing else takes mmap_lock
+ * with interrupts disabled: every other way in may sleep.
  */
 #include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/mmap_lock.h>
 #include <linux/mm_types.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -57,20 +65,28 @@ static unsigned long mmfix_mmap_hash(struct mm_struct *mm)
 }
 
 /* The current task's slot for @mm in @state (and @write unless < 0). */
-static struct mmfix_mmap_slot *mmfix_mmap_find(struct mm_struct *mm,
-					       u8 state, int write)
+static struct mmfix_mmap_slot *mmfix_mmap_find_in(struct mmfix_mmap_slot *t,
+						  struct mm_struct *mm,
+						  u8 state, int write)
 {
 	unsigned long h = mmfix_mmap_hash(mm);
 	struct mmfix_mmap_slot *s;
 	unsigned int i;
 
 	for (i = 0; i < MMFIX_MMAP_PROBE; i++) {
-		s = &mmfix_mmap_table[(h + i) & (MMFIX_MMAP_SLOTS - 1)];
+		s = &t[(h + i) & (MMFIX_MMAP_SLOTS - 1)];
 		if (READ_ONCE(s->task) == current && s->mm == mm &&
 		    s->state == state && (write < 0 || s->write == write))
 			return s;
 	}
 	return NULL;
+}
+
+/* In the mmap_lock probes, which cannot run once the table is freed. */
+static struct mmfix_mmap_slot *mmfix_mmap_find(struct mm_struct *mm,
+					       u8 state, int write)
+{
+	return mmfix_mmap_find_in(mmfix_mmap_table, mm, state, write);
 }
 
 static struct mmfix_mmap_slot *mmfix_mmap_claim(struct mm_struct *mm)
@@ -149,6 +165,20 @@ static void mmfix_mmap_count(struct mmfix_mmap_slot *slot, u64 now)
 	mmfix_stats_end(s, flags);
 }
 
+/*
+ * A trylock in task context with interrupts disabled: released through
+ * an irq_work, out of its task's sight (see the top of this file).
+ */
+static void mmfix_mmap_count_skipped(void)
+{
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	s->mmap_skipped_irqs_off++;
+	mmfix_stats_end(s, flags);
+}
+
 static void mmfix_mmap_count_failed(bool write)
 {
 	struct mmfix_stats_cpu *s;
@@ -164,7 +194,7 @@ static void mmfix_mmap_start_locking(void *data, struct mm_struct *mm,
 {
 	struct mmfix_mmap_slot *s;
 
-	if (!in_task() || !mmfix_stats_counting())
+	if (!in_task() || !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 		return;
 	s = mmfix_mmap_claim(mm);
 	if (!s) {
@@ -186,11 +216,16 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 
 	if (!in_task())
 		return;
+	if (unlikely(irqs_disabled())) {
+		if (mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
+			mmfix_mmap_count_skipped();
+		return;
+	}
 	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, -1);
 	if (!success) {
 		if (s)
 			mmfix_mmap_free(s);
-		if (s || mmfix_stats_counting())
+		if (s || mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 			mmfix_mmap_count_failed(write);
 		return;
 	}
@@ -202,7 +237,7 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 		s = write ? NULL : mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
 		if (s)
 			mmfix_mmap_count(s, now);
-		if (!s && !mmfix_stats_counting())
+		if (!s && !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 			return;	/* switched off: no new hold */
 		/* or stats were switched on while this task was waiting */
 		if (!s)
@@ -236,18 +271,58 @@ static void mmfix_mmap_released(void *data, struct mm_struct *mm,
 /* lock:contention_begin on an rwsem: is it ours, waiting for @mm? */
 void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 {
+	struct mmfix_mmap_slot *t = READ_ONCE(mmfix_mmap_table), *s;
 	struct mm_struct *mm;
-	struct mmfix_mmap_slot *s;
 
-	if (!in_task() || !READ_ONCE(mmfix_mmap_table))
+	/* registered for lru_lock too: the table may be gone (release()) */
+	if (!in_task() || !t)
 		return;
 	/* only compared as a key, never dereferenced */
 	mm = container_of((struct rw_semaphore *)lock, struct mm_struct,
 			  mmap_lock);
-	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, write);
+	s = mmfix_mmap_find_in(t, mm, MMFIX_MMAP_ACQUIRING, write);
 	if (s)
 		s->contended = true;
 }
+
+#ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
+/*
+ * Tests only (scripts/build-module --cflags -DMMFIX_TEST_IRQS_OFF_TRYLOCK,
+ * tests/guest/t-43-*): what BPF's build-id stack walk does -- a read
+ * trylock of the current task's mm with interrupts disabled, released by
+ * an irq_work with mmap_read_unlock_non_owner().
+ */
+static struct mm_struct *mmfix_test_mm;
+
+static void mmfix_test_unlock(struct irq_work *work)
+{
+	mmap_read_unlock_non_owner(mmfix_test_mm);
+}
+
+static DEFINE_IRQ_WORK(mmfix_test_work, mmfix_test_unlock);
+
+int mmfix_stats_mmap_test_trylock(void)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long flags;
+	bool locked;
+
+	if (!mm)
+		return -EINVAL;
+	mmgrab(mm);
+	local_irq_save(flags);
+	locked = mmap_read_trylock(mm);
+	if (locked) {
+		mmfix_test_mm = mm;
+		irq_work_queue(&mmfix_test_work);
+	}
+	local_irq_restore(flags);
+	if (locked)
+		irq_work_sync(&mmfix_test_work);
+	mmdrop(mm);
+	return locked ? 0 : -EBUSY;
+}
+#endif
 
 /*
  * Release first, start last: a lock whose start is seen has its end seen
@@ -301,9 +376,18 @@ void mmfix_stats_mmap_stop(void)
 							 NULL));
 }
 
-/* After tracepoint_synchronize_unregister(): no probe can see it. */
+/*
+ * After stop() and tracepoint_synchronize_unregister(): no mmap_lock
+ * probe can see the table.  The contention probe may still be registered
+ * (for lru_lock): it reads the pointer once, so wait for it again.
+ */
 void mmfix_stats_mmap_release(void)
 {
-	kvfree(mmfix_mmap_table);
-	mmfix_mmap_table = NULL;
+	struct mmfix_mmap_slot *t = mmfix_mmap_table;
+
+	if (!t)
+		return;
+	WRITE_ONCE(mmfix_mmap_table, NULL);
+	tracepoint_synchronize_unregister();
+	kvfree(t);
 }

@@ -6,6 +6,7 @@
 # left as they are (all off after load).  Prints TSV rows on stdout:
 #   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
 #   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
+#   PAIRS <metric>\t<config>\t<n>\t<median>\t<min>\t<max>  (on/off per rep)
 # ops_per_s is timing (noisy under TCG: read the ratio, not the value);
 # lru_per_op, mmap_{write,read}_per_op: acquisitions stats counted per op.
 # With perf in the guest, also one `perf lock contention` run for
@@ -66,6 +67,7 @@ done
 echo 0 >$ST/enabled
 
 bench_summary $rows
+bench_pairs $rows
 
 # perf lock contention, when the guest has perf, over a contended run,
 # next to what mmfix counted over the same run.

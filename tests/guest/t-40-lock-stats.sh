@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Lock statistics (/sys/kernel/mmfix/stats): off registers nothing; on,
+# Lock statistics (/sys/kernel/mmfix/stats): off registers nothing; each
+# lock's own switch counts that lock only and hooks only its probes; on,
 # the lru_lock count agrees with an independent kprobe count and moves
 # when populate_drain (and unmap_drain on 6.x) is switched on; forced
 # mmap_lock contention is seen and none is seen without it; reset zeroes
@@ -42,7 +43,7 @@ probes_present() {
 # their number of non-empty buckets), one "path value" per line.
 stats_dump() {
 	local f
-	for f in $(find "$ST" -type f ! -name enabled ! -name reset | sort); do
+	for f in $(find "$ST" -type f ! -name enabled ! -name reset ! -name 'test_*' | sort); do
 		case $f in
 		*_hist) echo "${f#$ST/} $(wc -l <"$f")" ;;
 		*) echo "${f#$ST/} $(cat "$f")" ;;
@@ -87,6 +88,40 @@ done
 printf 0 >$ST/reset 2>/dev/null && bad="$bad reset[0]"
 t_check stats-switch-and-reset-reject-bad-writes \
 	test -z "$bad" -a "$(st enabled)" = 0 || echo "accepted:$bad"
+
+### per-lock switches ##########################################################
+
+# lock_counts: reset, one small workload of each kind, and what was
+# counted: LRU (lru_lock acquisitions) and MW (mmap_lock writes).
+lock_counts() {
+	echo 1 >$ST/reset
+	populate churn -n 200 >/dev/null 2>&1
+	mmapcontend -w 1 -r 0 -n 200 >/dev/null 2>&1
+	LRU=$(st lru_lock/acquisitions) MW=$(st mmap_lock/write/acquisitions)
+}
+echo 1 >$ST/lru_lock/enabled
+t_check stats-lru-switch-sets-lru-only-and-stats-enabled-reads-1 \
+	test "$(st lru_lock/enabled)$(st mmap_lock/enabled)$(st enabled)" = 101
+lock_counts
+t_check stats-lru-switch-alone-counts-lru-not-mmap test "$LRU" -gt 0 -a "$MW" = 0 ||
+	echo "lru $LRU mmap writes $MW"
+echo 0 >$ST/lru_lock/enabled
+stats_wait_unhooked
+echo 1 >$ST/mmap_lock/enabled
+t_check stats-mmap-switch-sets-mmap-only \
+	test "$(st lru_lock/enabled)$(st mmap_lock/enabled)$(st enabled)" = 011
+t_check stats-mmap-switch-alone-hooks-no-ftrace-callback probes_absent
+lock_counts
+t_check stats-mmap-switch-alone-counts-mmap-not-lru test "$LRU" = 0 -a "$MW" -gt 0 ||
+	echo "lru $LRU mmap writes $MW"
+echo 1 >$ST/enabled
+t_check stats-enabled-1-sets-both \
+	test "$(st lru_lock/enabled)$(st mmap_lock/enabled)" = 11
+echo 0 >$ST/enabled
+t_check stats-enabled-0-clears-both \
+	test "$(st lru_lock/enabled)$(st mmap_lock/enabled)$(st enabled)" = 000
+sleep 1.2
+stats_wait_unhooked
 
 echo 1 >$ST/enabled
 t_check stats-on-hooks-three-lock-and-three-unlock-functions probes_present ||

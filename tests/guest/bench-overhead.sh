@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-overhead.sh MODE: what the loaded patch costs with every switch
+# off.  The same workloads with no module ("off") and with mmfix loaded,
+# every fix and the lock statistics off ("on"), in one boot: mmfix is
+# loaded before and unloaded after each "on" block, and the order of the
+# two states alternates between repetitions (ci: small; full: the
+# figures in docs/overhead.md).  Needs /lib/mmfix/mmfix.ko and no mmfix
+# loaded.  Prints TSV rows on stdout:
+#   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
+#   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
+#   PAIRS <metric>\t<config>\t<n>\t<median>\t<min>\t<max>  (on/off per rep)
+# Configs and what they go through:
+#   churn-t1, churn-t2  1-page MAP_POPULATE + munmap, 1 and 2 threads:
+#                       populate_vma_page_range(), folio_batch_move_lru(),
+#                       free_pages_and_swap_cache() (patched on 6.x)
+#   unmap-p64           64-page MAP_POPULATE + munmap: the same with
+#                       64 folios per mmu_gather batch
+#   anon-t1             anonbench, one thread: folio_add_new_anon_rmap()
+#                       on every fault (patched on 7.3)
+#   mmap-t1             mmap, write one page, munmap, mincore (1 thread)
+#   khugepaged          thpscan: 20,000 small VMAs, a late 4 MiB
+#                       MADV_HUGEPAGE region and one mmap/munmap writer
+#                       while khugepaged scans every 10 ms (khugepaged()
+#                       is patched everywhere); writer ops per second
+# Metrics are ops per second of guest time: with tests/vm/boot --icount,
+# instructions; otherwise wall clock (noisy under TCG).
+
+. /tests/lib-bench.sh
+
+THP=/sys/kernel/mm/transparent_hugepage
+
+case ${1:-ci} in
+full)	reps=5; ops=2000; anon_pages=512; anon_rounds=10; khd_ms=2000 ;;
+*)	reps=3; ops=1000; anon_pages=256; anon_rounds=8; khd_ms=1000 ;;
+esac
+configs="churn-t1 churn-t2 unmap-p64 anon-t1 mmap-t1 khugepaged"
+
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
+
+# workload CONFIG [small]: run it once; prints "N NS" (operations and
+# nanoseconds of guest time), or fails.
+workload() {
+	local cfg=$1 n=$ops out
+	[ -z "${2:-}" ] || n=100
+	case $cfg in
+	churn-t1) out=$(populate churn -n "$n") && field ns "$out" | sed "s/^/$n /" ;;
+	churn-t2) out=$(populate churn -n "$n" -t 2) &&
+		field ns "$out" | sed "s/^/$((2 * n)) /" ;;
+	unmap-p64) n=$((n / 8)); out=$(populate churn -n "$n" -p 64) &&
+		field ns "$out" | sed "s/^/$n /" ;;
+	anon-t1) out=$(anonbench -t 1 -p "$anon_pages" -r "$anon_rounds") &&
+		echo "$(field faults "$out") $(field ns "$out")" ;;
+	mmap-t1) out=$(mmapcontend -w 1 -r 0 -p 64 -n "$n") &&
+		field ns "$out" | sed "s/^/$n /" ;;
+	khugepaged)
+		[ -z "${2:-}" ] || return 0
+		out=$(thpscan -n 20000 -r 4 -w 1 -d "$khd_ms")
+		[ $? -le 1 ] || return 1
+		echo "$(field writer_ops "$out") $(($(field ms "$out") * 1000000))" ;;
+	esac || { echo "bench-overhead: $cfg failed: $out" >&2; return 1; }
+}
+
+# block STATE REP: every config once, mmfix loaded for "on".
+block() {
+	local st=$1 rep=$2 cfg r
+	if [ "$st" = on ]; then
+		mmfix_load || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+		[ "$(cat $MMFIX_KLP/enabled)" = 1 ] || echo "# not patched" >&2
+		# every switch off, as after a plain load
+		grep -l 1 /sys/kernel/mmfix/fixes/*/enabled /sys/kernel/mmfix/stats/enabled \
+			2>/dev/null | sed 's/^/# not off: /' >&2
+	fi
+	for cfg in $configs; do
+		# loading patches kernel text, which TCG translates again:
+		# time the steady state
+		workload "$cfg" small >/dev/null || return 1
+		r=$(workload "$cfg") || return 1
+		bench_row ops_per_s "$cfg" "$st" "$rep" "$(rate $r)"
+	done
+	if [ "$st" = on ]; then
+		mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+	fi
+}
+
+echo madvise >$THP/enabled
+echo 10 >$THP/khugepaged/scan_sleep_millisecs
+# One untimed pass of every workload first: the first block after boot
+# ran up to 6x slower in guest time (7.3, CI size), whichever state it
+# was in.
+for cfg in $configs; do workload "$cfg" >/dev/null || exit 1; done
+rows=/tmp/bench-overhead.tsv
+: >$rows
+rep=1
+while [ $rep -le $reps ]; do
+	# alternate which state goes first, so drift hits both alike
+	if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+	for st in $order; do block "$st" "$rep" | tee -a $rows; done
+	rep=$((rep + 1))
+done
+
+bench_summary $rows
+bench_pairs $rows

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# What mmfix costs loaded with every switch off (CI size unless
+# mmfixtest.bench=full): every workload runs with no module and with
+# mmfix loaded, in both orders, the patch is really applied during the
+# "on" runs with every switch off, and it unloads cleanly after each.
+# The on/off ratios are reported, never asserted.
+mmfix_require_ko overhead-bench || return 0
+mode=$(cmdline_get bench || echo ci)
+mmfix_unload
+out=$(sh -c '. /tests/lib.sh; . /tests/bench-overhead.sh "$0"' "$mode" 2>/tmp/overhead.err)
+rc=$?
+echo "$out"
+cat /tmp/overhead.err
+t_check overhead-bench-runs-every-workload-in-both-states \
+	sh -c "[ $rc = 0 ] && [ \$(echo '$out' | grep -c '^BENCH ops_per_s') -ge 24 ]"
+t_check overhead-bench-patched-with-every-switch-off-while-loaded \
+	sh -c "! grep -qE '^# not (off|patched)' /tmp/overhead.err"
+t_check overhead-bench-leaves-no-module-loaded \
+	sh -c "! grep -q '^mmfix ' /proc/modules"
+t_comment "overhead $mode size, $([ "$(cmdline_get icount)" = 1 ] && echo icount || echo 'wall clock')"
+echo "$out" | sed -n 's/^PAIRS ops_per_s\t//p' | while IFS="$(printf '\t')" read -r cfg n med lo hi; do
+	t_comment "loaded/not loaded ops_per_s $cfg: median $med of $n (min $lo, max $hi)"
+done
