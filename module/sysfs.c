@@ -114,16 +114,36 @@ static ssize_t recommended_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%d\n", mmfix_fix_of(kobj)->recommended);
 }
 
+/*
+ * The kernel functions the fix replaces, one per line; none if it does
+ * not apply (nothing of it is registered then).
+ */
+static ssize_t functions_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	const struct mmfix_fix *fix = mmfix_fix_of(kobj);
+	const struct klp_func *f;
+	int len = 0;
+
+	if (!fix->applicable)
+		return 0;
+	for (f = fix->funcs; f->old_name; f++)
+		len += sysfs_emit_at(buf, len, "%s\n", f->old_name);
+	return len;
+}
+
 static struct kobj_attribute mmfix_enabled_attr = __ATTR_RW_MODE(enabled, 0644);
 static struct kobj_attribute mmfix_applicable_attr = __ATTR_RO(applicable);
 static struct kobj_attribute mmfix_reason_attr = __ATTR_RO(reason);
 static struct kobj_attribute mmfix_recommended_attr = __ATTR_RO(recommended);
+static struct kobj_attribute mmfix_functions_attr = __ATTR_RO(functions);
 
 static struct attribute *mmfix_fix_attrs[] = {
 	&mmfix_enabled_attr.attr,
 	&mmfix_applicable_attr.attr,
 	&mmfix_reason_attr.attr,
 	&mmfix_recommended_attr.attr,
+	&mmfix_functions_attr.attr,
 	NULL
 };
 
