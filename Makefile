@@ -16,7 +16,8 @@
 #   make dkms-remove   take it out of DKMS again
 #   make install     mmfixctl, its man page and bash completion under
 #                    PREFIX (default /usr/local; /usr is the packages')
-#   make install-boot  mmfix.service and the /etc/modprobe.d default
+#   make install-boot  mmfix.service, mmfix-textfile.{service,timer} and
+#                    the /etc/modprobe.d default
 #   make uninstall, make uninstall-boot   take them out again
 #   make deb         mmfix-dkms and mmfixctl .deb packages in build/deb/
 
@@ -134,7 +135,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 # mmfix.service (loads mmfix at boot, fails visibly; docs/install.md),
-# its helper, and the fixes switched on at load in modprobe.d.  An
+# its helper, the node_exporter textfile export (mmfix-textfile.timer),
+# and the fixes switched on at load in modprobe.d.  An
 # existing modprobe.d file is left alone: it holds the administrator's
 # choice.  The unit is installed, not enabled.
 install-boot:
@@ -143,6 +145,10 @@ install-boot:
 	sed -e 's|/usr/libexec/mmfix/|$(LIBEXECDIR)/|' \
 		-e 's|/usr/sbin/mmfixctl|$(SBINDIR)/mmfixctl|' \
 		contrib/systemd/mmfix.service >$(DESTDIR)$(UNITDIR)/mmfix.service
+	for u in mmfix-textfile.service mmfix-textfile.timer; do \
+		sed -e 's|/usr/sbin/mmfixctl|$(SBINDIR)/mmfixctl|' \
+			contrib/systemd/$$u >$(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
 	@f=modprobe.d/mmfix.conf; \
 	if [ -e $(DESTDIR)/etc/$$f ]; then \
 		echo "install-boot: keeping existing /etc/$$f"; \
@@ -156,7 +162,10 @@ install-boot:
 # there; the unit's enablement link with the unit.
 uninstall-boot:
 	rm -f $(DESTDIR)$(UNITDIR)/multi-user.target.wants/mmfix.service \
-		$(DESTDIR)$(UNITDIR)/mmfix.service $(DESTDIR)$(LIBEXECDIR)/mmfix-load
+		$(DESTDIR)$(UNITDIR)/mmfix.service $(DESTDIR)$(LIBEXECDIR)/mmfix-load \
+		$(DESTDIR)$(UNITDIR)/timers.target.wants/mmfix-textfile.timer \
+		$(DESTDIR)$(UNITDIR)/mmfix-textfile.service \
+		$(DESTDIR)$(UNITDIR)/mmfix-textfile.timer
 	[ ! -d $(DESTDIR)$(LIBEXECDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)
 	@f=/etc/modprobe.d/mmfix.conf; \
 	if cmp -s contrib$${f#/etc} $(DESTDIR)$$f; then \
