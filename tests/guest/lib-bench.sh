@@ -17,16 +17,8 @@
 # repetition (the off and on run measured next to each other) as
 #	PAIRS <metric>\t<config>\t<n>\t<median>\t<min>\t<max>
 #
-# Sourcing this file onlines every CPU when the command line asks for it
-# (mmfixtest.online_cpus=1: tests/vm/boot --icount boots 6.1 with
-# maxcpus=1, see there).
-
-if [ "$(cmdline_get online_cpus)" = 1 ]; then
-	for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
-		[ "$(cat "$c")" = 1 ] || echo 1 >"$c"
-	done
-	echo "# cpus online: $(cat /sys/devices/system/cpu/online)" >&2
-fi
+# Under tests/vm/boot --icount, 6.1 boots with one CPU and /init onlines
+# the others before the first test (mmfixtest.online_cpus=1).
 
 
 bench_row() { printf 'BENCH %s\t%s\t%s\t%s\t%s\n' "$@"; }
