@@ -35,7 +35,8 @@ for f in $(rel_writable_files); do
 		else
 			specs="$specs 01x:$f"
 		fi ;;
-	stats/enabled)	specs="$specs 01:$f" ;;
+	stats/enabled|stats/lru_lock/enabled|stats/mmap_lock/enabled)
+		specs="$specs 01:$f" ;;
 	stats/reset)	specs="$specs 1w:$f" ;;
 	*)		unknown="$unknown ${f#$MMFIX_SYS/}" ;;
 	esac
@@ -59,10 +60,11 @@ else
 fi
 
 # Module parameters: every one the module lists (its .modinfo "parm="
-# strings; busybox modinfo wants a modules.dep) must be known here.
+# strings; busybox modinfo wants a modules.dep) must be known here:
+# enable= is fuzzed below, the bool allow_unverified is t-79's.
 params=$(strings -a "$MMFIX_KO" | sed -n 's/^parm=\([^:]*\):.*/\1/p' | sort -u | paste -sd' ' -)
 echo "module parameters: $params"
-t_check fuzz-module-parameters-are-known test "$params" = enable
+t_check fuzz-module-parameters-are-known test "$params" = "allow_unverified enable"
 sysfuzz param -n "$loads" -s "$seed" -k "$MMFIX_KO" -f "$fixes" -a "$applicable" \
 	>/tmp/fuzz-param.out 2>&1
 param_rc=$?
