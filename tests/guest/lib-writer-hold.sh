@@ -16,15 +16,12 @@
 #	. /tests/lib-writer-hold.sh
 #	writer_hold_test on|off
 
-KS=/sys/kernel/mmfix/fixes/khugepaged_scan
-THP=/sys/kernel/mm/transparent_hugepage
-KD=$THP/khugepaged
+. /tests/lib-khugepaged.sh	# KS, THP, KD, field, kpid, within
+
 HOLD_KO=/lib/mmfix/mmhold.ko
 HOLD=/sys/kernel/debug/mmhold
 HOLD_MS=30000
 
-field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-kpid() { grep -lx khugepaged /proc/[0-9]*/comm 2>/dev/null | cut -d/ -f3 | head -n 1; }
 hold_state() { cat $HOLD/state; }
 holding() { [ "$(hold_state)" = holding ]; }
 hold_over() { case $(hold_state) in done*) return 0 ;; esac; return 1; }
@@ -47,22 +44,6 @@ d_sampler() {
 		echo "$max" >"$1"
 		sleep 0.1
 	done
-}
-
-# timed NAME LIMIT_S CMD...: run CMD in the background, PASS NAME if it
-# finished within LIMIT_S (it is left to finish in any case).
-timed() {
-	local name=$1 limit=$2 t0
-	shift 2
-	rm -f "/tmp/timed-$name"
-	t0=$(now_cs)
-	("$@" >/dev/null 2>&1; echo $? >"/tmp/timed-$name") &
-	if loop_until "$limit" test -e "/tmp/timed-$name"; then
-		t_pass "$name"
-		echo "$name: $(( $(now_cs) - t0 )) cs, status $(cat "/tmp/timed-$name")"
-	else
-		t_fail "$name" "not finished after $limit s"
-	fi
 }
 
 klp_gone() {
@@ -128,9 +109,9 @@ one_run() {
 	cat /proc/$kp/stack 2>/dev/null
 	t_check "writer-hold-$st-hold-still-on" holding
 	step unload during hold
-	timed "writer-hold-$st-fix-off-within-5s" 5 sh -c "echo 0 >$KS/enabled"
-	timed "writer-hold-$st-patch-disabled-within-5s" 5 disable_patch
-	timed "writer-hold-$st-rmmod-within-5s" 5 unload_module
+	within "writer-hold-$st-fix-off-within-5s" 5 sh -c "echo 0 >$KS/enabled"
+	within "writer-hold-$st-patch-disabled-within-5s" 5 disable_patch
+	within "writer-hold-$st-rmmod-within-5s" 5 unload_module
 	loop_until 40 hold_over
 	touch /tmp/d-stop
 	wait $sampler
