@@ -73,13 +73,14 @@ rel_switches() {
 # Every regular file below /sys/kernel/mmfix with any write bit.
 rel_writable_files() { find "$MMFIX_SYS" -type f -perm /222 | sort; }
 
-# Counters that only grow: every fix file but the three fixed ones, minus
+# Counters that only grow: every fix file but the fixed ones (switch,
+# applicability, recommendation, function list), minus
 # documented gauges (docs/ABI/testing/sysfs-kernel-mmfix).
 REL_GAUGES="khugepaged_scan/cursors"
 rel_monotonic_counters() {
 	local f g skip
 	for f in $(find "$MMFIX_SYS/fixes" -type f | sort); do
-		case ${f##*/} in enabled|applicable|reason) continue ;; esac
+		case ${f##*/} in enabled|applicable|reason|recommended|functions) continue ;; esac
 		skip=
 		for g in $REL_GAUGES; do
 			case $f in */$g) skip=1 ;; esac
