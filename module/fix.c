@@ -128,6 +128,13 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool enable,
 			return -ENOMEM;
 	}
 	fix->init(fix);
+	if (fix->applicable && mmfix_build_leaves_out(fix->name)) {
+		fix->applicable = false;
+		fix->recommended = false;
+		fix->reason = "left out on this build: its copied code differs (module/verified-builds)";
+		pr_info("%s left out: its copied code differs on this build\n",
+			fix->name);
+	}
 	if (WARN_ON_ONCE(fix->recommended && !fix->applicable))
 		fix->recommended = false;
 	if (enable_recommended && fix->recommended)

@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/utsname.h>
 #include "mmfix.h"
 #include "../include/mmfix_verified.h"
@@ -30,23 +31,33 @@ static const char mmfix_supported[] = MMFIX_KERNEL_LIST(MMFIX_KERNEL_STR);
 
 /*
  * The builds whose code the copies were verified against
- * (scripts/verify-build).  -DMMFIX_TEST_UNVERIFIED (tests only) makes
- * every entry name a build that does not exist, so that the VM can show
- * the refusal on a real one (tests/guest/t-79-unverified-build.sh).
+ * (scripts/verify-build), each with the fixes whose copied code differs
+ * there (left out on that build).  Tests only: -DMMFIX_TEST_UNVERIFIED
+ * makes every entry name a build that does not exist, so that the VM
+ * can show the refusal on a real one (tests/guest/t-79-unverified-build.sh);
+ * -DMMFIX_TEST_WITHOUT=fix leaves that fix out on every build
+ * (tests/guest/t-80-partial-build.sh).
  */
 #ifdef MMFIX_TEST_UNVERIFIED
 # define MMFIX_VERIFIED_VER(v)	v "~mmfixtest"
 #else
 # define MMFIX_VERIFIED_VER(v)	v
 #endif
+#ifdef MMFIX_TEST_WITHOUT
+# define MMFIX_VERIFIED_WITHOUT(w)	__stringify(MMFIX_TEST_WITHOUT)
+#else
+# define MMFIX_VERIFIED_WITHOUT(w)	w
+#endif
 
 struct mmfix_build {
 	const char *series;
 	const char *release;
 	const char *version;
+	const char *without;	/* space-separated fixes left out */
 };
 
-#define MMFIX_BUILD(s, r, v) { s, r, MMFIX_VERIFIED_VER(v) },
+#define MMFIX_BUILD(s, r, v, w) \
+	{ s, r, MMFIX_VERIFIED_VER(v), MMFIX_VERIFIED_WITHOUT(w) },
 static const struct mmfix_build mmfix_verified_builds[] = {
 	MMFIX_VERIFIED_LIST(MMFIX_BUILD)
 };
@@ -57,6 +68,7 @@ MODULE_PARM_DESC(allow_unverified,
 		 "Load on a build of a supported series whose code was not verified (default: refuse)");
 
 static bool mmfix_verified;
+static const char *mmfix_verified_without = "";
 
 static unsigned long mmfix_enable_mask;
 static bool mmfix_enable_recommended;
@@ -131,6 +143,24 @@ bool mmfix_build_verified(void)
 }
 
 /*
+ * Whether fix @name is left out on the running build: a verified build
+ * on which its copied code differs from the code mmfix carries.
+ */
+bool mmfix_build_leaves_out(const char *name)
+{
+	const char *w = mmfix_verified_without;
+	size_t len = strlen(name);
+
+	while (*w) {
+		w = skip_spaces(w);
+		if (!strncmp(w, name, len) && (!w[len] || w[len] == ' '))
+			return true;
+		w += strcspn(w, " ");
+	}
+	return false;
+}
+
+/*
  * The Debian package version in init_utsname()->version, e.g. 6.1.192-3
  * in "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-20)": its start
  * and length (0 if there is none).
@@ -167,6 +197,7 @@ static int mmfix_build_check(void)
 		if (!strcmp(b->release, uts->release) &&
 		    strlen(b->version) == len && !strncmp(b->version, ver, len)) {
 			mmfix_verified = true;
+			mmfix_verified_without = b->without;
 			return 0;
 		}
 		n += scnprintf(list + n, sizeof(list) - n, "%s%s (%s)",

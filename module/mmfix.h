@@ -116,6 +116,7 @@ unsigned int mmfix_nr_counters(const struct mmfix_fix *fix);
 
 /* main.c: whether the running build's copied code was verified */
 bool mmfix_build_verified(void);
+bool mmfix_build_leaves_out(const char *name);
 
 /* sysfs.c: /sys/kernel/mmfix */
 int mmfix_sysfs_init(void);

@@ -375,6 +375,26 @@ static const struct fix_rule fix_rules[] = {
 static const char *const abi_fixes[] = { MMFIX_FIX_LIST(CHECK_FIX_NAME) };
 #undef CHECK_FIX_NAME
 
+/*
+ * The fixes the running build leaves out (verified_builds[].without):
+ * their copied code differs there, so the module does not carry them.
+ */
+static const char *left_out = "";
+
+static bool is_left_out(const char *fix)
+{
+	const char *w = left_out;
+	size_t len = strlen(fix);
+
+	while (*w) {
+		w += strspn(w, " ");
+		if (!strncmp(w, fix, len) && (!w[len] || w[len] == ' '))
+			return true;
+		w += strcspn(w, " ");
+	}
+	return false;
+}
+
 static void print_fixes(const struct btf *btf, const struct kernel *k)
 {
 	char why[256];
@@ -396,6 +416,10 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 				 MMFIX_VERSION);
 		} else {
 			applies = fix_rules[r].applies(btf, k, why, sizeof(why));
+			if (applies == 1 && is_left_out(abi_fixes[i])) {
+				applies = 0;
+				snprintf(why, sizeof(why), "left out on this build: its copied code differs (module/verified-builds)");
+			}
 		}
 		print_open_object(NULL);
 		print_string("name", "fix %s: ", abi_fixes[i]);
@@ -449,9 +473,9 @@ static void kernel_parse(struct kernel *k, const char *release)
 			k->supported = true;
 }
 
-#define CHECK_VERIFIED(s, r, v) { s, r, v },
+#define CHECK_VERIFIED(s, r, v, w) { s, r, v, w },
 static const struct {
-	const char *series, *release, *version;
+	const char *series, *release, *version, *without;
 } verified_builds[] = {
 	MMFIX_VERIFIED_LIST(CHECK_VERIFIED)
 };
@@ -505,8 +529,10 @@ static void print_verified(const struct kernel *k, const char *version)
 		verified = 0;
 		for (i = 0; i < ARRAY_SIZE(verified_builds); i++)
 			if (!strcmp(verified_builds[i].release, k->release) &&
-			    !strcmp(verified_builds[i].version, version))
+			    !strcmp(verified_builds[i].version, version)) {
 				verified = 1;
+				left_out = verified_builds[i].without;
+			}
 	}
 	list[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(verified_builds); i++) {
@@ -521,6 +547,9 @@ static void print_verified(const struct kernel *k, const char *version)
 	print_string("debian_version", version ? "Debian %s, " : NULL, version);
 	print_bool_words("verified", "%s", verified, "verified build",
 			 "unverified build", "verified unknown");
+	if (verified == 1 && *left_out)
+		print_string("left_out", " without %s (their copied code differs)",
+			     left_out);
 	print_text(verified == 1 ? "\n" : verified == 0 ?
 		   ": mmfix refuses to load without allow_unverified=1\n" :
 		   " (--release gives no Debian version)\n");

@@ -7,6 +7,7 @@
 # while a task holds the transition up (uffdstall, asleep in the patched
 # populate_vma_page_range()) gives every switch its value back once the
 # patch is fully enabled again.  Sourced by /init after lib.sh.
+# fixes: populate_drain
 
 MMFIX_SYS=/sys/kernel/mmfix
 PD=$MMFIX_SYS/fixes/populate_drain

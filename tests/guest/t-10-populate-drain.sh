@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # populate_drain: load, switch, counters, LRU placement, VM_LOCKED, unload.
 # Sourced by /init after lib.sh.
+# fixes: populate_drain
 
 PD=/sys/kernel/mmfix/fixes/populate_drain
 

@@ -2,6 +2,7 @@
 # The populate churn A/B benchmark (CI size unless mmfixtest.bench=full):
 # runs end to end, and its counted metric is exact (1 drain per op with the
 # fix off, 0 with it on).  Timings are reported, never asserted.
+# fixes: populate_drain
 mmfix_require_ko populate-bench || return 0
 mode=$(cmdline_get bench || echo ci)
 mmfix_load || { t_fail populate-bench-load "$MMFIX_ERR"; return 0; }

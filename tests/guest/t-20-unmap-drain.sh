@@ -13,6 +13,7 @@
 # vms_clean_up_area()) leaves the batches alone too.
 # 7.2/7.3: neither applies; populate_drain alone does it.
 # Sourced by /init after lib.sh.
+# fixes: unmap_drain lru_add_free_dead
 
 . /tests/lib-lru.sh
 

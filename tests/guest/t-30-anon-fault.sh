@@ -5,6 +5,7 @@
 # stay correct and reachable through rmap (soft-offline migrates them).
 # Elsewhere the fix is not registered and cannot be switched on.
 # Sourced by /init after lib.sh.
+# fixes: anon_fault
 
 AF=/sys/kernel/mmfix/fixes/anon_fault
 AF_KLP=/sys/kernel/livepatch/mmfix/vmlinux

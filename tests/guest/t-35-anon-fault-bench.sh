@@ -3,6 +3,7 @@
 # end to end where the fix applies (7.3), and its counted metric is exact
 # (every benchmark fault takes the fast index with the fix on, none with
 # it off).  Timings are reported, never asserted.
+# fixes: anon_fault
 mmfix_require_ko anon-fault-bench || return 0
 mode=$(cmdline_get bench || echo ci)
 # an earlier test that failed may have left mmfix loaded

@@ -7,6 +7,7 @@
 # everything; switching under load keeps module state and leaves no
 # probe behind, nor does unloading with stats on.
 # Sourced by /init after lib.sh.
+# fixes: populate_drain unmap_drain
 
 . /tests/lib-lru.sh
 

@@ -6,6 +6,7 @@
 # contention and freed when their mm exits (also mid-scan) and when the
 # patch is disabled; nothing warns.  Sourced by /init after lib.sh.
 # (Contention A/B: t-51-khugepaged-contention.sh.)
+# fixes: khugepaged_scan
 
 KS=/sys/kernel/mmfix/fixes/khugepaged_scan
 THP=/sys/kernel/mm/transparent_hugepage

@@ -6,6 +6,7 @@
 # VMAs; with it on, a writer waits through at most one batch
 # (pages_to_scan / 4) and the late region collapses in far fewer full
 # scans.  Counts are asserted; timings are only reported.
+# fixes: khugepaged_scan
 mmfix_require_ko khugepaged-contention || return 0
 
 THP=/sys/kernel/mm/transparent_hugepage

@@ -7,6 +7,7 @@
 # during the stall leaves no khugepaged after it; released, the
 # transition completes and the khugepaged THP then starts runs the
 # patched code.  Sourced by /init after lib.sh.
+# fixes: khugepaged_scan
 
 . /tests/lib-khugepaged.sh
 STALL_S=30

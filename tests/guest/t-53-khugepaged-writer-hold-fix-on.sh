@@ -3,5 +3,6 @@
 # taken while khugepaged walks it, never puts khugepaged to sleep: others
 # still collapse, the fix, the patch and the module all go within 5 s
 # (tests/guest/lib-writer-hold.sh).  Sourced by /init after lib.sh.
+# fixes: khugepaged_scan
 . /tests/lib-writer-hold.sh
 writer_hold_test on

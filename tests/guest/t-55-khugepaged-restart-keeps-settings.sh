@@ -4,6 +4,7 @@
 # cgroup its admin gave it (CPU 1, nice 5, a cgroup2 group), and a
 # patch loaded while THP is never starts none.  Sourced by /init after
 # lib.sh.
+# fixes: khugepaged_scan
 
 . /tests/lib-khugepaged.sh
 

@@ -7,6 +7,7 @@
 # then the transition is reversed.  The cursors gauge must be 0 and
 # cursors must work again once the patch is fully on.  Sourced by /init
 # after lib.sh.
+# fixes: khugepaged_scan
 
 . /tests/lib-khugepaged.sh
 

@@ -4,6 +4,7 @@
 # tests/host/check also uses on the BTF extracted from the same kernel
 # image), then, with mmfix loaded, the fixes check says apply are exactly
 # the ones the module marks applicable.
+# fixes: populate_drain anon_fault unmap_drain lru_add_free_dead khugepaged_scan
 
 # check_expect SERIES: lines "mmfixctl check" must print on the Debian
 # build of SERIES (facts: docs/kernels.md, KERNEL-FACTS).

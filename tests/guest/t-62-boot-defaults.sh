@@ -6,6 +6,7 @@
 # modules.dep under /lib/modules/$(uname -r) (updates/dkms, as dkms
 # installs it) and adds the options of /etc/modprobe.d.  Runs when the
 # initramfs carries those files and kmod (tests/host/dkms puts them in).
+# fixes: populate_drain anon_fault unmap_drain lru_add_free_dead khugepaged_scan
 
 t_begin boot-defaults
 if [ ! -f /etc/modules-load.d/mmfix.conf ] || [ ! -x /bin/kmod ] ||

@@ -7,6 +7,7 @@
 # "stop" unloads through mmfixctl; both are fine when there is nothing to
 # do.  Runs when the initramfs carries the helper, kmod and a depmod'ed
 # /lib/modules (tests/host/deb puts the package's files in).
+# fixes: populate_drain
 
 t_begin mmfix-service
 svc=/usr/libexec/mmfix/mmfix-load

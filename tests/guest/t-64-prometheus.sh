@@ -5,6 +5,7 @@
 # and the counters moving.  Needs the exporter in the initramfs:
 #   tests/vm/run-suite --tests 't-64-*' \
 #       --file /usr/bin/prometheus-node-exporter:/bin/ 7.3
+# fixes: populate_drain
 
 NE=/bin/prometheus-node-exporter
 PD=/sys/kernel/mmfix/fixes/populate_drain

@@ -2,6 +2,7 @@
 # mmfixctl on the real module: the status lifecycle states and their exit
 # codes (not built, active, livepatch disabled), stats on/off, and watch
 # turning an unload and a reload into notices, never into a spike.
+# fixes: populate_drain
 
 t_begin mmfixctl-lifecycle
 if ! command -v mmfixctl >/dev/null; then

@@ -5,6 +5,7 @@
 # of mmfixctl watch while the fix is switched.  On 6.x unmap_drain is on
 # in both runs (without it munmap drains anyway, docs/fixes).
 # Prints the table between "=== lock statistics headline" and "=== end".
+# fixes: populate_drain unmap_drain
 
 N=${MMFIX_HEADLINE_OPS:-1000}
 PD=/sys/kernel/mmfix/fixes/populate_drain

@@ -8,6 +8,7 @@
 # populate_drain counts every populate of the churn exactly once
 # (drained + skipped = populates).  Then the module unloads cleanly and
 # the kernel log is clean.  Sourced by /init after lib.sh.
+# fixes: populate_drain
 
 . /tests/lib-reliability.sh
 

@@ -13,6 +13,7 @@
 #            the module can be removed.
 # Never unbounded: every command runs under timeout(1), uffdstall gives
 # up by itself after 300 s.  Sourced by /init after lib.sh.
+# fixes: populate_drain
 
 . /tests/lib-reliability.sh
 
