@@ -207,19 +207,23 @@ static void life_not_loaded(struct life *lf, const char *release)
 		 lf->ko, kl.err ? " (kernel log not readable: run as root to see whether a load was refused)" : "");
 }
 
-/* enabled | transition | disabled: the module's patch file, else klp's */
+/*
+ * enabled | transition | disabled: a livepatch transition in either
+ * direction first (from its pre_unpatch callback on, the module's patch
+ * file reads "disabled" while the unpatching transition still runs),
+ * then the module's patch file, else the livepatch's enabled.
+ */
 static const char *patch_state(char *buf, size_t size)
 {
-	int en, tr;
+	int en;
 
+	if (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition") == 1)
+		return "transition";
 	if (sysfs_attr_str(buf, size, MMFIX_SYSFS_DIR "/patch") &&
 	    (!strcmp(buf, "enabled") || !strcmp(buf, "transition") ||
 	     !strcmp(buf, "disabled")))
 		return buf;
 	en = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled");
-	tr = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");
-	if (tr == 1)
-		return "transition";
 	return en == 1 ? "enabled" : "disabled";
 }
 

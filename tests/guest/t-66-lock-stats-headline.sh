@@ -4,7 +4,8 @@
 # on, side by side (mmfixctl -j stats after each run), and a few seconds
 # of mmfixctl watch while the fix is switched.  On 6.x unmap_drain is on
 # in both runs (without it munmap drains anyway, docs/fixes).
-# Prints the table between "=== lock statistics headline" and "=== end".
+# Prints mmfixctl status's "lock stats:" line and the table between
+# "=== lock statistics headline" and "=== end".
 # fixes: populate_drain unmap_drain
 
 N=${MMFIX_HEADLINE_OPS:-1000}
@@ -41,6 +42,8 @@ off=$(run disable)
 on=$(run enable)
 set -- $off $on
 echo "=== lock statistics headline"
+# the switches as mmfixctl status shows them: on for both runs
+mmfixctl status | grep '^lock stats:'
 printf '%-28s %14s %14s\n' "populate churn, $N ops" "populate_drain" "populate_drain"
 printf '%-28s %14s %14s\n' "" "off" "on"
 printf '%-28s %14s %14s\n' "lru_lock acquisitions" "$1" "$3"

@@ -16,30 +16,10 @@
 # fixes: populate_drain
 
 . /tests/lib-reliability.sh
+. /tests/lib-stall.sh
 
 KLP=$MMFIX_KLP
 STALL_T=$(rel_size 3 10)	# seconds mmfixctl waits before giving up
-
-# stall_start NAME: run uffdstall until /tmp/release-NAME exists; sets
-# STALL_PID (uffdstall) and STALL_TID (the thread in the fault).
-stall_start() {
-	rm -f "/tmp/release-$1" "/tmp/stall-$1.out"
-	uffdstall -r "/tmp/release-$1" -t 300 >"/tmp/stall-$1.out" 2>&1 &
-	STALL_PID=$!
-	STALL_TID=
-	loop_until 30 grep -q '^stalled ' "/tmp/stall-$1.out" || return 1
-	STALL_TID=$(sed -n 's/^stalled .* tid=\([0-9]*\) .*/\1/p' "/tmp/stall-$1.out")
-	[ -n "$STALL_TID" ]
-}
-
-# stall_release NAME: resolve the fault; uffdstall must report success.
-stall_release() {
-	touch "/tmp/release-$1"
-	loop_until 60 grep -q '^released ' "/tmp/stall-$1.out"
-	wait "$STALL_PID"
-}
-
-stack_of() { cat "/proc/$STALL_PID/task/$STALL_TID/stack" 2>/dev/null; }
 
 # ctl NAME ARGS...: mmfixctl, bounded; stdout+stderr in /tmp/ctl-NAME,
 # exit status in CTL_RC.
