@@ -33,6 +33,13 @@
  */
 #define MMFIX_ENABLE_RECOMMENDED	"recommended"
 
+/*
+ * fixes/<fix>/reason of a fix the running build leaves out: a verified
+ * build on which its copied code differs (module/verified-builds).
+ */
+#define MMFIX_LEFT_OUT_REASON \
+	"left out on this build: its copied code differs (module/verified-builds)"
+
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {
 	MMFIX_FIX_LIST(MMFIX_FIX_ENUM)

@@ -131,7 +131,7 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool enable,
 	if (fix->applicable && mmfix_build_leaves_out(fix->name)) {
 		fix->applicable = false;
 		fix->recommended = false;
-		fix->reason = "left out on this build: its copied code differs (module/verified-builds)";
+		fix->reason = MMFIX_LEFT_OUT_REASON;
 		pr_info("%s left out: its copied code differs on this build\n",
 			fix->name);
 	}

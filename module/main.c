@@ -36,7 +36,7 @@ static const char mmfix_supported[] = MMFIX_KERNEL_LIST(MMFIX_KERNEL_STR);
  * makes every entry name a build that does not exist, so that the VM
  * can show the refusal on a real one (tests/guest/t-79-unverified-build.sh);
  * -DMMFIX_TEST_WITHOUT=fix leaves that fix out on every build
- * (tests/guest/t-80-partial-build.sh).
+ * (tests/guest/t-08-partial-build.sh).
  */
 #ifdef MMFIX_TEST_UNVERIFIED
 # define MMFIX_VERIFIED_VER(v)	v "~mmfixtest"

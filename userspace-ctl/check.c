@@ -418,7 +418,7 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 			applies = fix_rules[r].applies(btf, k, why, sizeof(why));
 			if (applies == 1 && is_left_out(abi_fixes[i])) {
 				applies = 0;
-				snprintf(why, sizeof(why), "left out on this build: its copied code differs (module/verified-builds)");
+				snprintf(why, sizeof(why), "%s", MMFIX_LEFT_OUT_REASON);
 			}
 		}
 		print_open_object(NULL);

@@ -141,20 +141,26 @@ t_check watch-no-spike test "${big:-0}" -le "${before_reset:-0}" -a "${before_re
 
 ### status when not loaded: 6, then 5 after a refused load ######################
 
+# status_is NAME CODE [STATE]: mmfixctl status (its text in /tmp/op-st.out)
+# exits CODE; with STATE, the JSON document starts with that state.
+status_is() {
+	mmfixctl status >/tmp/op-st.out 2>&1
+	rc=$?
+	cat /tmp/op-st.out
+	t_check "status-$1-exits-$2" test "$rc" = "$2"
+	[ -z "${3:-}" ] || t_check "status-json-$1" sh -c \
+		"mmfixctl -j status | grep -q '^{\"schema\":2,\"state\":\"$3\",'"
+}
+
 mmfix_unload || t_fail mmfixctl-operator-unload "$MMFIX_ERR"
 # installed as DKMS would, so status finds it (it looks in /lib/modules)
 moddir=/lib/modules/$(uname -r)
 made_moddir=no
 [ -d "$moddir" ] || made_moddir=yes
 mkdir -p "$moddir/updates/dkms" && cp "$MMFIX_KO" "$moddir/updates/dkms/mmfix.ko"
-mmfixctl status >/tmp/op-st.out 2>&1
-rc=$?
-cat /tmp/op-st.out
-t_check status-not-loaded-exits-6 test "$rc" = 6
+status_is not-loaded 6 not-loaded
 t_check status-not-loaded-says-so grep -qxF \
 	"state:          not-loaded ($moddir/updates/dkms/mmfix.ko is installed but not loaded)" /tmp/op-st.out
-t_check status-json-not-loaded sh -c \
-	'mmfixctl -j status | grep -q "^{\"schema\":2,\"state\":\"not-loaded\","'
 
 # A load the livepatch core refuses (t-11's missing symbol) prints no
 # "mmfix: " line: what status makes of it is reported, not asserted.
@@ -166,14 +172,9 @@ fi
 mark=$(kmsg_mark refused)
 t_check insmod-unknown-fix-refused sh -c "! insmod $MMFIX_KO enable=bogus"
 kmsg_since "$mark" | grep mmfix
-mmfixctl status >/tmp/op-st.out 2>&1
-rc=$?
-cat /tmp/op-st.out
-t_check status-load-refused-exits-5 test "$rc" = 5
+status_is load-refused 5 load-refused
 t_check status-load-refused-says-why grep -q \
 	"^state:          load-refused (mmfix: .*bogus" /tmp/op-st.out
-t_check status-json-load-refused sh -c \
-	'mmfixctl -j status | grep -q "^{\"schema\":2,\"state\":\"load-refused\","'
 rm -f "$moddir/updates/dkms/mmfix.ko"
 if [ "$made_moddir" = yes ]; then
 	rm -rf "$moddir"
@@ -203,10 +204,7 @@ bg_unload() {
 }
 bg_unload
 t_check unload-stalled-by-sleeping-task file_is "$KLP/transition" 1
-mmfixctl status >/tmp/op-st.out 2>&1
-rc=$?
-cat /tmp/op-st.out
-t_check status-transition-exits-3 test "$rc" = 3
+status_is transition 3
 t_check status-transition-says-unpatching grep -q \
 	"^state:          transition (livepatch transition in progress (unpatching)" /tmp/op-st.out
 kill -INT $U
