@@ -66,7 +66,13 @@ int klp_transition_target(void)
 {
 	if (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition") != 1)
 		return -1;
-	/* enabled reads the target: 1 from the start of a patch transition */
+	/*
+	 * enabled reads the target, except for a moment at the start: the
+	 * livepatch core turns it only after klp_start_transition(), under
+	 * klp_mutex, so a reader racing the write that starts a transition
+	 * sees the old value.  Once that write has returned (unload and
+	 * revert read after their own writes) it is the target.
+	 */
 	return sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") == 1;
 }
 

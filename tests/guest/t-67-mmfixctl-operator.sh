@@ -195,15 +195,18 @@ fi
 stack_of
 # bg_unload: mmfixctl unload in the background (U), output in
 # /tmp/op-unload.out; returns once the unpatch transition is under way.
+# The livepatch core starts the transition before it turns enabled to 0
+# (__klp_disable_patch()), so until then the direction reads "patching".
 # sigdfl: SIGINT at its default action, as for a Ctrl-C in a terminal
 # (the shell starts background commands with SIGINT ignored).
+unpatching() { file_is "$KLP/transition" 1 && file_is "$KLP/enabled" 0; }
 bg_unload() {
 	sigdfl mmfixctl unload --timeout 60 >/tmp/op-unload.out 2>&1 &
 	U=$!
-	loop_until 20 file_is "$KLP/transition" 1
+	loop_until 20 unpatching
 }
 bg_unload
-t_check unload-stalled-by-sleeping-task file_is "$KLP/transition" 1
+t_check unload-stalled-by-sleeping-task unpatching
 status_is transition 3
 t_check status-transition-says-unpatching grep -q \
 	"^state:          transition (livepatch transition in progress (unpatching)" /tmp/op-st.out
