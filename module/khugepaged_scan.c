@@ -38,7 +38,11 @@
  * replaced too: it frees mm_slots and must free their saved cursor;
  * cursors are only kept while the patch is fully on.
  *
- * Per series (compat.h): MMFIX_KHUGEPAGED_V6_1, _V6_12, _V7 (7.2, 7.3).
+ * The scan (ks_scan_mm_slot(), ks_do_scan()) and the fix in it are written
+ * once; what the kernels differ in is per series (compat.h:
+ * MMFIX_KHUGEPAGED_V6_1, _V6_12, _V7 for 7.2 and 7.3): the KS_* macros
+ * and types below, and the step at one PMD (ks_scan_pmd()) with 6.1's
+ * and 6.12's handling of a PTE-mapped THP.
  */
 #include <linux/mm.h>
 #include <linux/cgroup.h>
@@ -139,22 +143,28 @@ static struct mutex *ks_mutex;
 /* Whether scans save cursors; see ks_cursors_enable(). */
 static bool ks_cursors_on;
 
-#ifdef MMFIX_KHUGEPAGED_V7
-bool hugepage_enabled(void);
-int collapse_single_pmd(unsigned long addr,
-		struct vm_area_struct *vma, bool *lock_dropped,
-		struct mmfix_collapse_control *cc);
-# define KS_THP_ENABLED()		hugepage_enabled()
-# define KS_EXIT_OR_DISABLE(mm)	(ks_exit(mm) || \
-				 mm_flags_test(MMF_DISABLE_THP_COMPLETELY, mm))
-# define KS_CLEAR_VM_HUGEPAGE(mm)	mm_flags_clear(MMF_VM_HUGEPAGE, mm)
-#else
+/*
+ * What the kernels differ in, as the walk below uses it (besides the step
+ * at one PMD, ks_scan_pmd()):
+ *  KS_THP_ENABLED()		THP settings want a khugepaged
+ *  KS_EXIT_OR_DISABLE(mm)	the walk stops: mm exiting or THP disabled
+ *  KS_SLOT_DONE(mm)		after the walk, release the mm_slot even if
+ *				VMAs are left
+ *  KS_VMA_ELIGIBLE(vma)	khugepaged may collapse in @vma
+ *  KS_SHOULD_STOP()		khugepaged_do_scan() stops
+ *  KS_PMD_PROGRESS		progress the walk counts for each PMD (7.x's
+ *				collapse_single_pmd() counts its own)
+ *  KS_CLEAR_VM_HUGEPAGE(mm)	__khugepaged_exit()'s flag clear
+ */
+#ifndef MMFIX_KHUGEPAGED_V7
 int hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_struct *vma,
 			    unsigned long address, bool *mmap_locked,
 			    struct mmfix_collapse_control *cc);
 int hpage_collapse_scan_file(struct mm_struct *mm, unsigned long addr,
 			     struct file *file, pgoff_t start,
 			     struct mmfix_collapse_control *cc);
+# define KS_SLOT_DONE(mm)		ks_exit(mm)
+# define KS_PMD_PROGRESS		HPAGE_PMD_NR
 # define KS_CLEAR_VM_HUGEPAGE(mm)	clear_bit(MMF_VM_HUGEPAGE, &(mm)->flags)
 #endif
 
@@ -166,6 +176,7 @@ bool khugepaged_add_pte_mapped_thp(struct mm_struct *mm, unsigned long addr);
 # define KS_EXIT_OR_DISABLE(mm)	ks_exit(mm)
 # define KS_VMA_ELIGIBLE(vma)	hugepage_vma_check(vma, (vma)->vm_flags, \
 						   false, false, true)
+# define KS_SHOULD_STOP()	(kthread_should_stop() || try_to_freeze())
 #endif
 
 #ifdef MMFIX_KHUGEPAGED_V6_12
@@ -175,6 +186,25 @@ bool hugepage_pmd_enabled(void);
 				 test_bit(MMF_DISABLE_THP, &(mm)->flags))
 # define KS_VMA_ELIGIBLE(vma)	thp_vma_allowable_order(vma, (vma)->vm_flags, \
 							TVA_ENFORCE_SYSFS, PMD_ORDER)
+# define KS_SHOULD_STOP()	kthread_should_stop()
+#endif
+
+#ifdef MMFIX_KHUGEPAGED_V7
+bool hugepage_enabled(void);
+int collapse_single_pmd(unsigned long addr,
+		struct vm_area_struct *vma, bool *lock_dropped,
+		struct mmfix_collapse_control *cc);
+# define KS_THP_ENABLED()		hugepage_enabled()
+# define KS_EXIT_OR_DISABLE(mm)	(ks_exit(mm) || \
+				 mm_flags_test(MMF_DISABLE_THP_COMPLETELY, mm))
+# define KS_SLOT_DONE(mm)		KS_EXIT_OR_DISABLE(mm)
+/* collapse_possible(vma, vma->vm_flags, TVA_KHUGEPAGED) */
+# define KS_VMA_ELIGIBLE(vma)	thp_vma_allowable_orders(vma, (vma)->vm_flags, \
+					TVA_KHUGEPAGED, vma_is_anonymous(vma) ? \
+					THP_ORDERS_ALL_ANON : BIT(HPAGE_PMD_ORDER))
+# define KS_SHOULD_STOP()	kthread_should_stop()
+# define KS_PMD_PROGRESS		0
+# define KS_CLEAR_VM_HUGEPAGE(mm)	mm_flags_clear(MMF_VM_HUGEPAGE, mm)
 #endif
 
 static inline bool ks_exit(struct mm_struct *mm)
@@ -407,7 +437,15 @@ static void ks_walk_init(struct ks_walk *w, unsigned int pages_to_scan)
 	mmfix_count(&mmfix_khugepaged_scan, KS_SCANS);
 }
 
-/* --- the kernel's khugepaged(), per series, plus the fix ------------- */
+/* --- the kernel's step at one PMD, per series ------------------------ */
+
+/*
+ * What the step left: KS_PMD_LOCKED, the read lock is held; KS_PMD_UNLOCKED,
+ * it was released and the scan of the mm ends; KS_PMD_EXITING, it is held
+ * (again) but the mm exits or lost THP, and the walk ends without moving
+ * past the PMD.
+ */
+enum ks_pmd { KS_PMD_LOCKED, KS_PMD_UNLOCKED, KS_PMD_EXITING };
 
 #ifdef MMFIX_KHUGEPAGED_V6_1
 /* khugepaged_collapse_pte_mapped_thps(), CONFIG_SHMEM=y */
@@ -434,217 +472,169 @@ out:
 	mm_slot->nr_pte_mapped_thp = 0;
 	mmap_write_unlock(mm);
 }
+
+/* 6.1 leaves a PTE-mapped THP of a file to ks_count_collapsed(). */
+static bool ks_file_pte_mapped_thp(struct ks_walk *w, struct mm_struct *mm,
+				   unsigned long addr, int *result)
+{
+	return true;
+}
+
+/*
+ * 6.1 queues a PTE-mapped THP for the next scan of the mm
+ * (ks_collapse_pte_mapped_thps()) and counts it as collapsed.
+ */
+static void ks_count_collapsed(struct mm_struct *mm, unsigned long addr,
+			       int *result)
+{
+	switch (*result) {
+	case MMFIX_SCAN_PTE_MAPPED_HUGEPAGE: {
+		pmd_t *pmd;
+
+		*result = find_pmd_or_thp_or_none(mm, addr, &pmd);
+		if (*result != MMFIX_SCAN_SUCCEED)
+			break;
+		if (!khugepaged_add_pte_mapped_thp(mm, addr))
+			break;
+	} fallthrough;
+	case MMFIX_SCAN_SUCCEED:
+		++khugepaged_pages_collapsed;
+		break;
+	default:
+		break;
+	}
+}
+#else
+static inline void ks_collapse_pte_mapped_thps(struct mmfix_mm_slot *slot)
+{
+}
+#endif
+
+#ifdef MMFIX_KHUGEPAGED_V6_12
+/*
+ * 6.12 collapses a PTE-mapped THP of a file at once, under a read lock it
+ * takes again (the kernel's mmap_read_lock()).  False: the lock is held
+ * and the mm exits or lost THP.
+ */
+static bool ks_file_pte_mapped_thp(struct ks_walk *w, struct mm_struct *mm,
+				   unsigned long addr, int *result)
+{
+	if (*result != MMFIX_SCAN_PTE_MAPPED_HUGEPAGE)
+		return true;
+	mmap_read_lock(mm);
+	ks_hold_begin(w);
+	if (KS_EXIT_OR_DISABLE(mm))
+		return false;
+	*result = collapse_pte_mapped_thp(mm, addr, false);
+	if (*result == MMFIX_SCAN_PMD_MAPPED)
+		*result = MMFIX_SCAN_SUCCEED;
+	mmap_read_unlock(mm);
+	ks_hold_end(w);
+	return true;
+}
+
+static void ks_count_collapsed(struct mm_struct *mm, unsigned long addr,
+			       int *result)
+{
+	if (*result == MMFIX_SCAN_SUCCEED)
+		++khugepaged_pages_collapsed;
+}
 #endif
 
 #ifndef MMFIX_KHUGEPAGED_V7
-/* khugepaged_scan_mm_slot(), 6.1 and 6.12 */
-static unsigned int ks_scan_mm_slot(unsigned int pages, int *result,
-				    struct mmfix_collapse_control *cc,
-				    unsigned int pages_to_scan)
-	__releases(&khugepaged_mm_lock)
-	__acquires(&khugepaged_mm_lock)
+/* 6.x: khugepaged_do_scan() counts progress in a local variable. */
+static unsigned int *ks_progress(struct mmfix_collapse_control *cc,
+				 unsigned int *own)
 {
-	struct vma_iterator vmi;
-	struct mmfix_mm_slot *slot, *mm_slot;
-	struct mm_struct *mm;
-	struct vm_area_struct *vma;
-	struct ks_walk w;
-	bool lock_failed = false;
-	int progress = 0;
+	return own;
+}
 
-	lockdep_assert_held(ks_mm_lock);
-	*result = MMFIX_SCAN_FAIL;
-	ks_walk_init(&w, pages_to_scan);
+/*
+ * 6.x: a file VMA is scanned with the read lock released; an anonymous
+ * one with it held, until hpage_collapse_scan_pmd() releases it to
+ * collapse.  A hold is counted up to the call that releases it: it scans
+ * at most one PMD's PTEs before.
+ */
+static enum ks_pmd ks_scan_pmd(struct ks_walk *w, struct mm_struct *mm,
+			       struct vm_area_struct *vma, int *result,
+			       struct mmfix_collapse_control *cc)
+{
+	unsigned long addr = ks_scan->address;
+	bool mmap_locked = true;
 
-	if (ks_scan->mm_slot) {
-		mm_slot = ks_scan->mm_slot;
-		slot = mm_slot;
+	if (IS_ENABLED(CONFIG_SHMEM) && !vma_is_anonymous(vma)) {
+		struct file *file = get_file(vma->vm_file);
+		pgoff_t pgoff = linear_page_index(vma, addr);
+
+		mmap_read_unlock(mm);
+		ks_hold_end(w);
+		mmap_locked = false;
+		*result = hpage_collapse_scan_file(mm, addr, file, pgoff, cc);
+		fput(file);
+		if (!ks_file_pte_mapped_thp(w, mm, addr, result))
+			return KS_PMD_EXITING;
 	} else {
-		slot = list_entry(ks_scan->mm_head.next,
-				  struct mmfix_mm_slot, mm_node);
-		mm_slot = slot;
-		ks_scan->address = w.fix ? ks_cursor_take(slot) : 0;
-		ks_scan->mm_slot = mm_slot;
+		u64 call = local_clock();
+
+		*result = hpage_collapse_scan_pmd(mm, vma, addr, &mmap_locked,
+						  cc);
+		if (!mmap_locked)
+			ks_hold_end_at(w, call);
 	}
-	spin_unlock(ks_mm_lock);
-#ifdef MMFIX_KHUGEPAGED_V6_1
-	ks_collapse_pte_mapped_thps(mm_slot);
-#endif
+	ks_count_collapsed(mm, addr, result);
+	return mmap_locked ? KS_PMD_LOCKED : KS_PMD_UNLOCKED;
+}
 
-	mm = slot->mm;
-	/*
-	 * Don't wait for semaphore (to avoid long wait times).  Just move to
-	 * the next mm on the list.
-	 */
-	vma = NULL;
-	if (unlikely(!mmap_read_trylock(mm))) {
-		lock_failed = true;
-		goto breakouterloop_mmap_lock;
-	}
-	ks_hold_begin(&w);
-
-	progress++;
-	if (unlikely(KS_EXIT_OR_DISABLE(mm)))
-		goto breakouterloop;
-
-	vma_iter_init(&vmi, mm, ks_scan->address);
-	for_each_vma(vmi, vma) {
-		unsigned long hstart, hend;
-
-		switch (ks_relieve(&w, mm, &vmi)) {
-		case KS_KEPT:
-			break;
-		case KS_RETAKEN:
-			continue;
-		case KS_LOST:
-			lock_failed = true;
-			vma = NULL;
-			goto breakouterloop_mmap_lock;
-		}
-		ks_vma_walked(&w);
-		cond_resched();
-		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
-			progress++;
-			break;
-		}
-		if (!KS_VMA_ELIGIBLE(vma)) {
-			mmfix_count(&mmfix_khugepaged_scan, KS_VMAS_SKIPPED);
-skip:
-			progress++;
-			if (w.fix && !ks_cursor_past(vma)) {
-				vma = NULL;
-				break;
-			}
-			continue;
-		}
-		hstart = round_up(vma->vm_start, HPAGE_PMD_SIZE);
-		hend = round_down(vma->vm_end, HPAGE_PMD_SIZE);
-		if (ks_scan->address > hend)
-			goto skip;
-		if (ks_scan->address < hstart)
-			ks_scan->address = hstart;
-
-		while (ks_scan->address < hend) {
-			bool mmap_locked = true;
-			u64 call;
-
-			cond_resched();
-			if (unlikely(KS_EXIT_OR_DISABLE(mm)))
-				goto breakouterloop;
-
-			if (IS_ENABLED(CONFIG_SHMEM) && !vma_is_anonymous(vma)) {
-				struct file *file = get_file(vma->vm_file);
-				pgoff_t pgoff = linear_page_index(vma,
-						ks_scan->address);
-
-				mmap_read_unlock(mm);
-				ks_hold_end(&w);
-				mmap_locked = false;
-				*result = hpage_collapse_scan_file(mm,
-					ks_scan->address, file, pgoff, cc);
-				fput(file);
-#ifdef MMFIX_KHUGEPAGED_V6_12
-				if (*result == MMFIX_SCAN_PTE_MAPPED_HUGEPAGE) {
-					mmap_read_lock(mm);
-					ks_hold_begin(&w);
-					if (KS_EXIT_OR_DISABLE(mm))
-						goto breakouterloop;
-					*result = collapse_pte_mapped_thp(mm,
-						ks_scan->address, false);
-					if (*result == MMFIX_SCAN_PMD_MAPPED)
-						*result = MMFIX_SCAN_SUCCEED;
-					mmap_read_unlock(mm);
-					ks_hold_end(&w);
-				}
-#endif
-			} else {
-				call = local_clock();
-				*result = hpage_collapse_scan_pmd(mm, vma,
-					ks_scan->address, &mmap_locked, cc);
-				if (!mmap_locked)
-					ks_hold_end_at(&w, call);
-			}
-
-#ifdef MMFIX_KHUGEPAGED_V6_1
-			switch (*result) {
-			case MMFIX_SCAN_PTE_MAPPED_HUGEPAGE: {
-				pmd_t *pmd;
-
-				*result = find_pmd_or_thp_or_none(mm,
-						ks_scan->address, &pmd);
-				if (*result != MMFIX_SCAN_SUCCEED)
-					break;
-				if (!khugepaged_add_pte_mapped_thp(mm,
-						ks_scan->address))
-					break;
-			} fallthrough;
-			case MMFIX_SCAN_SUCCEED:
-				++khugepaged_pages_collapsed;
-				break;
-			default:
-				break;
-			}
-#else
-			if (*result == MMFIX_SCAN_SUCCEED)
-				++khugepaged_pages_collapsed;
-#endif
-
-			/* move to next address */
-			ks_scan->address += HPAGE_PMD_SIZE;
-			progress += HPAGE_PMD_NR;
-			if (!mmap_locked)
-				/*
-				 * We released mmap_lock so break loop.  Note
-				 * that we drop mmap_lock before all hugepage
-				 * allocations, so if allocation fails, we are
-				 * guaranteed to break here and report the
-				 * correct result back to caller.
-				 */
-				goto breakouterloop_mmap_lock;
-			if (progress >= pages)
-				goto breakouterloop;
-		}
-		if (w.fix && !ks_cursor_past(vma)) {
-			vma = NULL;
-			break;
-		}
-	}
-breakouterloop:
-	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
-	ks_hold_end(&w);
-breakouterloop_mmap_lock:
-	spin_lock(ks_mm_lock);
-	if (w.fix && lock_failed)
-		ks_cursor_save(slot, ks_scan->address);
-	/*
-	 * Release the current mm_slot if this mm is about to die, or
-	 * if we scanned all vmas of this mm.
-	 */
-	if (ks_exit(mm) || !vma) {
-		/*
-		 * Make sure that if mm_users is reaching zero while
-		 * khugepaged runs here, khugepaged_exit will find
-		 * mm_slot not pointing to the exiting mm.
-		 */
-		if (slot->mm_node.next != &ks_scan->mm_head) {
-			slot = list_entry(slot->mm_node.next,
-					  struct mmfix_mm_slot, mm_node);
-			ks_scan->mm_slot = slot;
-			ks_scan->address = w.fix ? ks_cursor_take(slot) : 0;
-		} else {
-			ks_scan->mm_slot = NULL;
-			khugepaged_full_scans++;
-		}
-
-		ks_collect_mm_slot(mm_slot);
-	}
-
-	return progress;
+static inline void ks_trace_scan(struct mm_struct *mm, unsigned int progress,
+				 bool full_scan)
+{
 }
 #else /* MMFIX_KHUGEPAGED_V7 */
-/* collapse_scan_mm_slot(), 7.2 and 7.3 */
-static void ks_scan_mm_slot(unsigned int progress_max, int *result,
-			    struct mmfix_collapse_control *cc)
+/* 7.x: progress is cc->progress, which collapse_single_pmd() counts too. */
+static unsigned int *ks_progress(struct mmfix_collapse_control *cc,
+				 unsigned int *own)
+{
+	return &cc->progress;
+}
+
+/* 7.x: collapse_single_pmd() releases the read lock to collapse. */
+static enum ks_pmd ks_scan_pmd(struct ks_walk *w, struct mm_struct *mm,
+			       struct vm_area_struct *vma, int *result,
+			       struct mmfix_collapse_control *cc)
+{
+	bool lock_dropped = false;
+	u64 call = local_clock();
+
+	*result = collapse_single_pmd(ks_scan->address, vma, &lock_dropped,
+				      cc);
+	if (!lock_dropped)
+		return KS_PMD_LOCKED;
+	ks_hold_end_at(w, call);
+	return KS_PMD_UNLOCKED;
+}
+
+/* trace_mm_khugepaged_scan(), without a jump label on its key */
+static void ks_trace_scan(struct mm_struct *mm, unsigned int progress,
+			  bool full_scan)
+{
+	if (static_key_enabled(&__tracepoint_mm_khugepaged_scan.key)) {
+		guard(srcu_fast_notrace)(&tracepoint_srcu);
+		__traceiter_mm_khugepaged_scan(NULL, mm, progress, full_scan);
+	}
+}
+#endif /* MMFIX_KHUGEPAGED_V7 */
+
+/* --- the kernel's scan of one mm, plus the fix ------------------------ */
+
+/*
+ * khugepaged_scan_mm_slot() (6.x), collapse_scan_mm_slot() (7.x): walk the
+ * mm at the scan address until *@progress reaches @progress_max or the
+ * lock is released.  The fix's parts: the cursor taken and saved, the walk
+ * checked for a waiting writer (ks_relieve()), the scan address moved past
+ * every VMA dealt with (ks_cursor_past()), the counters.
+ */
+static void ks_scan_mm_slot(unsigned int *progress, unsigned int progress_max,
+			    int *result, struct mmfix_collapse_control *cc)
 	__releases(&khugepaged_mm_lock)
 	__acquires(&khugepaged_mm_lock)
 {
@@ -652,7 +642,7 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 	struct mmfix_mm_slot *slot;
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
-	unsigned int progress_prev = cc->progress;
+	unsigned int progress_prev = *progress;
 	struct ks_walk w;
 	bool lock_failed = false;
 
@@ -669,6 +659,7 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 		ks_scan->mm_slot = slot;
 	}
 	spin_unlock(ks_mm_lock);
+	ks_collapse_pte_mapped_thps(slot);
 
 	mm = slot->mm;
 	/*
@@ -682,7 +673,7 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 	}
 	ks_hold_begin(&w);
 
-	cc->progress++;
+	(*progress)++;
 	if (unlikely(KS_EXIT_OR_DISABLE(mm)))
 		goto breakouterloop;
 
@@ -703,15 +694,13 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 		ks_vma_walked(&w);
 		cond_resched();
 		if (unlikely(KS_EXIT_OR_DISABLE(mm))) {
-			cc->progress++;
+			(*progress)++;
 			break;
 		}
-		if (!thp_vma_allowable_orders(vma, vma->vm_flags, TVA_KHUGEPAGED,
-					      vma_is_anonymous(vma) ?
-					      THP_ORDERS_ALL_ANON :
-					      BIT(HPAGE_PMD_ORDER))) {
+		if (!KS_VMA_ELIGIBLE(vma)) {
 			mmfix_count(&mmfix_khugepaged_scan, KS_VMAS_SKIPPED);
-			cc->progress++;
+skip:
+			(*progress)++;
 			if (w.fix && !ks_cursor_past(vma)) {
 				vma = NULL;
 				break;
@@ -720,27 +709,25 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 		}
 		hstart = ALIGN(vma->vm_start, HPAGE_PMD_SIZE);
 		hend = ALIGN_DOWN(vma->vm_end, HPAGE_PMD_SIZE);
-		if (ks_scan->address > hend) {
-			cc->progress++;
-			continue;
-		}
+		if (ks_scan->address > hend)
+			goto skip;
 		if (ks_scan->address < hstart)
 			ks_scan->address = hstart;
 
 		while (ks_scan->address < hend) {
-			bool lock_dropped = false;
-			u64 call;
+			enum ks_pmd step;
 
 			cond_resched();
 			if (unlikely(KS_EXIT_OR_DISABLE(mm)))
 				goto breakouterloop;
 
-			call = local_clock();
-			*result = collapse_single_pmd(ks_scan->address,
-						      vma, &lock_dropped, cc);
+			step = ks_scan_pmd(&w, mm, vma, result, cc);
+			if (step == KS_PMD_EXITING)
+				goto breakouterloop;
 			/* move to next address */
 			ks_scan->address += HPAGE_PMD_SIZE;
-			if (lock_dropped) {
+			*progress += KS_PMD_PROGRESS;
+			if (step == KS_PMD_UNLOCKED)
 				/*
 				 * We released mmap_lock so break loop.  Note
 				 * that we drop mmap_lock before all hugepage
@@ -748,10 +735,8 @@ static void ks_scan_mm_slot(unsigned int progress_max, int *result,
 				 * guaranteed to break here and report the
 				 * correct result back to caller.
 				 */
-				ks_hold_end_at(&w, call);
 				goto breakouterloop_mmap_lock;
-			}
-			if (cc->progress >= progress_max)
+			if (*progress >= progress_max)
 				goto breakouterloop;
 		}
 		if (w.fix && !ks_cursor_past(vma)) {
@@ -768,9 +753,9 @@ breakouterloop_mmap_lock:
 		ks_cursor_save(slot, ks_scan->address);
 	/*
 	 * Release the current mm_slot if this mm is about to die, or
-	 * if we scanned all vmas of this mm, or THP got disabled.
+	 * if we scanned all vmas of this mm (7.x: or THP got disabled).
 	 */
-	if (KS_EXIT_OR_DISABLE(mm) || !vma) {
+	if (KS_SLOT_DONE(mm) || !vma) {
 		/*
 		 * Make sure that if mm_users is reaching zero while
 		 * khugepaged runs here, khugepaged_exit will find
@@ -788,15 +773,8 @@ breakouterloop_mmap_lock:
 		ks_collect_mm_slot(slot);
 	}
 
-	/* trace_mm_khugepaged_scan(), without a jump label on its key */
-	if (static_key_enabled(&__tracepoint_mm_khugepaged_scan.key)) {
-		guard(srcu_fast_notrace)(&tracepoint_srcu);
-		__traceiter_mm_khugepaged_scan(NULL, mm,
-					       cc->progress - progress_prev,
-					       ks_scan->mm_slot == NULL);
-	}
+	ks_trace_scan(mm, *progress - progress_prev, !ks_scan->mm_slot);
 }
-#endif /* MMFIX_KHUGEPAGED_V7 */
 
 static int ks_has_work(void)
 {
@@ -822,57 +800,33 @@ static void ks_alloc_sleep(void)
 /* khugepaged_do_scan() */
 static void ks_do_scan(struct mmfix_collapse_control *cc)
 {
-#ifndef MMFIX_KHUGEPAGED_V7
-	unsigned int progress = 0, pass_through_head = 0;
-	unsigned int pages = READ_ONCE(khugepaged_pages_to_scan);
-#else
 	const unsigned int progress_max = READ_ONCE(khugepaged_pages_to_scan);
-	unsigned int pass_through_head = 0;
-#endif
+	unsigned int pass_through_head = 0, own_progress;
+	unsigned int *progress = ks_progress(cc, &own_progress);
 	bool wait = true;
 	int result = MMFIX_SCAN_SUCCEED;
 
 	lru_add_drain_all();
 
-#ifdef MMFIX_KHUGEPAGED_V7
-	cc->progress = 0;
-#endif
+	*progress = 0;
 	while (true) {
 		cond_resched();
 
-#ifdef MMFIX_KHUGEPAGED_V6_1
-		if (unlikely(kthread_should_stop() || try_to_freeze()))
+		if (unlikely(KS_SHOULD_STOP()))
 			break;
-#else
-		if (unlikely(kthread_should_stop()))
-			break;
-#endif
 
 		spin_lock(ks_mm_lock);
 		if (!ks_scan->mm_slot)
 			pass_through_head++;
-#ifndef MMFIX_KHUGEPAGED_V7
 		if (ks_has_work() &&
 		    pass_through_head < 2)
-			progress += ks_scan_mm_slot(pages - progress,
-						    &result, cc, pages);
+			ks_scan_mm_slot(progress, progress_max, &result, cc);
 		else
-			progress = pages;
+			*progress = progress_max;
 		spin_unlock(ks_mm_lock);
 
-		if (progress >= pages)
+		if (*progress >= progress_max)
 			break;
-#else
-		if (ks_has_work() &&
-		    pass_through_head < 2)
-			ks_scan_mm_slot(progress_max, &result, cc);
-		else
-			cc->progress = progress_max;
-		spin_unlock(ks_mm_lock);
-
-		if (cc->progress >= progress_max)
-			break;
-#endif
 
 		if (result == MMFIX_SCAN_ALLOC_HUGE_PAGE_FAIL) {
 			/*
