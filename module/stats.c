@@ -7,7 +7,9 @@
  * Purpose: show an operator how lruvec->lru_lock and mm->mmap_lock
  * behave before and after a fix is switched on, cheaply enough to leave
  * running.  Off (the default), no probe of any kind is registered (one
- * second after switching off).
+ * second after switching off).  On, the default tier counts acquisitions,
+ * contended ones and their waits with nothing on the unlock paths; hold
+ * times (stats/hold_time) add a probe on every unlock.
  *
  *   echo 1 > /sys/kernel/mmfix/stats/enabled
  *   cat /sys/kernel/mmfix/stats/lru_lock/acquisitions
@@ -39,6 +41,10 @@ static DEFINE_MUTEX(mmfix_stats_mutex);
 bool mmfix_stats_on[MMFIX_STATS_NR_SRC];	/* the switches */
 static bool mmfix_stats_hooked[MMFIX_STATS_NR_SRC]; /* probes registered */
 static bool mmfix_contention_hooked;	/* for either source */
+static bool mmfix_stats_hold_time;	/* stats/hold_time */
+bool mmfix_stats_hold[MMFIX_STATS_NR_SRC];	/* see stats.h */
+unsigned int mmfix_stats_hold_epoch[MMFIX_STATS_NR_SRC];
+static bool mmfix_stats_hold_hooked[MMFIX_STATS_NR_SRC]; /* end probes */
 
 /*
  * Switching off stops counting at once; the probes go one second later
@@ -62,7 +68,8 @@ static void mmfix_contention_begin(void *data, void *lock, unsigned int flags)
 
 static void mmfix_contention_end(void *data, void *lock, int ret)
 {
-	mmfix_stats_lru_contention_end(lock);
+	if (!mmfix_stats_lru_contention_end(lock))
+		mmfix_stats_mmap_contention_end(lock);
 }
 
 #ifdef MMFIX_CONTENTION_TP_EXPORTED
@@ -163,8 +170,8 @@ static void mmfix_contention_put(void)
 }
 
 /*
- * Unlock callbacks first and lock probes last, so that no hold can start
- * before its end is watched; off in reverse.
+ * The default tier of @src: the table and acquire_returned (mmap_lock),
+ * or the lock callback (lru_lock), and the contention probes.
  */
 static int mmfix_stats_start(unsigned int src)
 {
@@ -182,37 +189,95 @@ static int mmfix_stats_start(unsigned int src)
 		}
 		return ret;
 	}
-	ret = mmfix_stats_lru_start();
-	if (ret)
-		return ret;
+	mmfix_stats_lru_clear();	/* nothing of lru_lock is registered */
 	ret = mmfix_contention_get();
 	if (ret)
-		goto err_contention;
+		return ret;
 	ret = mmfix_stats_lru_arm();
 	if (ret)
-		goto err_arm;
-	return 0;
-
-err_arm:
-	mmfix_contention_put();
-err_contention:
-	mmfix_stats_lru_stop();
+		mmfix_contention_put();
 	return ret;
 }
 
-/* Called with mmfix_stats_hooked[@src] already false. */
+/*
+ * The hold tier of @src: the probe that ends a hold.  Holds are opened
+ * only once mmfix_stats_hold[@src] is set, after this.
+ */
+static int mmfix_stats_hold_start(unsigned int src)
+{
+	int ret;
+
+	if (src == MMFIX_STATS_SRC_MMAP)
+		ret = mmfix_stats_mmap_hold_start();
+	else
+		ret = mmfix_stats_lru_hold_start();
+	if (ret)
+		return ret;
+	/* holds still open from before never saw an end: not timed */
+	WRITE_ONCE(mmfix_stats_hold_epoch[src], mmfix_stats_hold_epoch[src] + 1);
+	mmfix_stats_hold_hooked[src] = true;
+	return 0;
+}
+
+/*
+ * Unregisters what @src no longer needs: the probes that open
+ * acquisitions and holds first, those that end them last; the
+ * mmap_lock table once no probe can see it.
+ */
 static void mmfix_stats_stop(unsigned int src)
 {
-	if (src == MMFIX_STATS_SRC_MMAP) {
+	bool base = !mmfix_stats_on[src] && mmfix_stats_hooked[src];
+	bool hold = !mmfix_stats_hold[src] && mmfix_stats_hold_hooked[src];
+
+	if (base) {
+		mmfix_stats_hooked[src] = false;
+		if (src == MMFIX_STATS_SRC_MMAP)
+			mmfix_stats_mmap_stop();
+		else
+			mmfix_stats_lru_disarm();
 		mmfix_contention_put();
-		mmfix_stats_mmap_stop();
-		tracepoint_synchronize_unregister();
-		mmfix_stats_mmap_release();
-		return;
 	}
-	mmfix_stats_lru_disarm();
-	mmfix_contention_put();
-	mmfix_stats_lru_stop();
+	if (hold) {
+		mmfix_stats_hold_hooked[src] = false;
+		if (src == MMFIX_STATS_SRC_MMAP)
+			mmfix_stats_mmap_hold_stop();
+		else
+			mmfix_stats_lru_hold_stop();
+	}
+	if (src == MMFIX_STATS_SRC_MMAP && (base || hold))
+		tracepoint_synchronize_unregister();
+	if (src == MMFIX_STATS_SRC_MMAP && base)
+		mmfix_stats_mmap_release();
+}
+
+/* Sets mmfix_stats_hold[] from the switches; registers what it needs. */
+static int mmfix_stats_hold_update(void)
+{
+	bool want, went_off = false;
+	unsigned int src;
+	int ret = 0;
+
+	for (src = 0; src < MMFIX_STATS_NR_SRC; src++) {
+		want = mmfix_stats_on[src] && mmfix_stats_hold_time;
+		if (want && !mmfix_stats_hold_hooked[src]) {
+			ret = mmfix_stats_hold_start(src);
+			if (ret) {
+				want = false;
+				mmfix_stats_hold_time = false;
+			}
+		}
+		went_off |= mmfix_stats_hold[src] && !want;
+		WRITE_ONCE(mmfix_stats_hold[src], want);
+	}
+	if (ret)	/* undo for the other source too */
+		for (src = 0; src < MMFIX_STATS_NR_SRC; src++) {
+			went_off |= mmfix_stats_hold[src];
+			WRITE_ONCE(mmfix_stats_hold[src], false);
+		}
+	if (went_off || ret)
+		mod_delayed_work(system_wq, &mmfix_stats_unhook_work,
+				 MMFIX_STATS_UNHOOK_DELAY);
+	return ret;
 }
 
 /* Switches the sources in @srcs (bit per source) on or off. */
@@ -230,6 +295,15 @@ static int mmfix_stats_set(unsigned long srcs, bool on)
 				break;
 			mmfix_stats_hooked[src] = true;
 		}
+		if (on && mmfix_stats_hold_time &&
+		    !mmfix_stats_hold_hooked[src]) {
+			ret = mmfix_stats_hold_start(src);
+			if (ret) {
+				went_off = true;	/* unhook the default tier */
+				break;
+			}
+		}
+		WRITE_ONCE(mmfix_stats_hold[src], on && mmfix_stats_hold_time);
 		if (on != mmfix_stats_on[src]) {
 			WRITE_ONCE(mmfix_stats_on[src], on);
 			went_off |= !on;
@@ -242,18 +316,28 @@ static int mmfix_stats_set(unsigned long srcs, bool on)
 	return ret;
 }
 
+/* Switches hold times on or off for the sources that are on. */
+static int mmfix_stats_set_hold(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&mmfix_stats_mutex);
+	if (on != mmfix_stats_hold_time) {
+		mmfix_stats_hold_time = on;
+		ret = mmfix_stats_hold_update();
+	}
+	mutex_unlock(&mmfix_stats_mutex);
+	return ret;
+}
+
 /* mmap_lock first: the lru_lock ftrace callbacks go last (t-40 waits on them). */
 static void mmfix_stats_unhook(struct work_struct *work)
 {
 	int src;
 
 	mutex_lock(&mmfix_stats_mutex);
-	for (src = MMFIX_STATS_NR_SRC - 1; src >= 0; src--) {
-		if (mmfix_stats_on[src] || !mmfix_stats_hooked[src])
-			continue;
-		mmfix_stats_hooked[src] = false;
+	for (src = MMFIX_STATS_NR_SRC - 1; src >= 0; src--)
 		mmfix_stats_stop(src);
-	}
 	mutex_unlock(&mmfix_stats_mutex);
 }
 
@@ -459,12 +543,34 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return count;
 }
 
+/* stats/hold_time: the hold tier (default 0), for the locks that are on. */
+static ssize_t hold_time_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(mmfix_stats_hold_time));
+}
+
+static ssize_t hold_time_store(struct kobject *kobj,
+			       struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	int on = mmfix_parse_01(buf, count), ret;
+
+	if (on < 0)
+		return on;
+	ret = mmfix_stats_set_hold(on);
+	return ret ? ret : count;
+}
+
 static struct kobj_attribute mmfix_stats_enabled_attr =
 	__ATTR_RW_MODE(enabled, 0644);
+static struct kobj_attribute mmfix_stats_hold_time_attr =
+	__ATTR_RW_MODE(hold_time, 0644);
 static struct kobj_attribute mmfix_stats_reset_attr = __ATTR_WO(reset);
 
 static struct attribute *mmfix_stats_top_attrs[] = {
 	&mmfix_stats_enabled_attr.attr,
+	&mmfix_stats_hold_time_attr.attr,
 	&mmfix_stats_reset_attr.attr,
 	NULL
 };

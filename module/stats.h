@@ -73,6 +73,16 @@ enum {
 };
 
 extern bool mmfix_stats_on[MMFIX_STATS_NR_SRC];
+/*
+ * The hold tier (stats/hold_time) of source @src: true only while the
+ * switch is on and the probe that ends a hold (the unlock callback, the
+ * mmap_lock_released probe) is registered.  A hold is opened only when
+ * this reads true, stamped with the source's epoch, which changes each
+ * time that probe is registered again: a hold opened before the probe
+ * went away (its end unseen) is never timed by the new one.
+ */
+extern bool mmfix_stats_hold[MMFIX_STATS_NR_SRC];
+extern unsigned int mmfix_stats_hold_epoch[MMFIX_STATS_NR_SRC];
 
 /*
  * The switch of source @src is on.  Probes stay registered for a while
@@ -82,6 +92,12 @@ extern bool mmfix_stats_on[MMFIX_STATS_NR_SRC];
 static __always_inline bool mmfix_stats_counting(unsigned int src)
 {
 	return READ_ONCE(mmfix_stats_on[src]);
+}
+
+/* Hold times of source @src are measured (stats/hold_time). */
+static __always_inline bool mmfix_stats_holding(unsigned int src)
+{
+	return READ_ONCE(mmfix_stats_hold[src]);
 }
 
 /*
@@ -159,26 +175,32 @@ static __always_inline u64 mmfix_elapsed(u64 from, u64 to)
 }
 
 /*
- * stats_lru.c: start() hooks the unlocks, arm() the lock functions;
- * disarm() and stop() undo them in reverse.
+ * stats_lru.c: arm() hooks the lock functions (the default tier),
+ * hold_start() the unlocks (the hold tier); disarm() and hold_stop()
+ * undo them.
  */
-int mmfix_stats_lru_start(void);
+void mmfix_stats_lru_clear(void);
 int mmfix_stats_lru_arm(void);
 void mmfix_stats_lru_disarm(void);
-void mmfix_stats_lru_stop(void);
+int mmfix_stats_lru_hold_start(void);
+void mmfix_stats_lru_hold_stop(void);
 void mmfix_stats_lru_contention_begin(void *lock);
-void mmfix_stats_lru_contention_end(void *lock);
+bool mmfix_stats_lru_contention_end(void *lock);
 
 /*
- * stats_mmap.c: start() allocates the per-task table and registers the
- * mmap_lock tracepoints; stop() unregisters them; release() frees the
- * table once no probe can still be running, including the contention
- * probe, which may stay registered for lru_lock.
+ * stats_mmap.c: start() allocates the per-task table and registers
+ * mmap_lock_acquire_returned; hold_start() registers mmap_lock_released
+ * (needs the table); stop() and hold_stop() unregister them; release()
+ * frees the table once no probe can still be running, including the
+ * contention probes, which may stay registered for lru_lock.
  */
 int mmfix_stats_mmap_start(void);
 void mmfix_stats_mmap_stop(void);
+int mmfix_stats_mmap_hold_start(void);
+void mmfix_stats_mmap_hold_stop(void);
 void mmfix_stats_mmap_release(void);
 void mmfix_stats_mmap_contention_begin(void *lock, bool write);
+void mmfix_stats_mmap_contention_end(void *lock);
 #ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
 int mmfix_stats_mmap_test_trylock(void);
 #endif

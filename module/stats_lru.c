@@ -2,23 +2,29 @@
 /*
  * lruvec->lru_lock statistics (docs/lock-stats.md).
  *
- * Two ftrace callbacks, nothing else:
+ * Default tier, one ftrace callback: on entry of folio_lruvec_lock(),
+ * _irq() and _irqsave() (out of line in every supported kernel) the
+ * callback works out, as folio_lruvec() does, the lruvec the function is
+ * about to lock -- the function makes the same lookup next -- counts the
+ * acquisition and notes the lock in this CPU's slot for the current
+ * context.  lock:contention_begin/end on that lock (stats.c passes the
+ * spinlock ones on) time the spin and count it as contended.
  *
- * - On entry of folio_lruvec_lock(), _irq() and _irqsave() (out of line
- *   in every supported kernel) the callback works out, as folio_lruvec()
- *   does, the lruvec the function is about to lock -- the function makes
- *   the same lookup next -- and opens a hold in this CPU's slot for the
- *   current context.
- * - On entry of _raw_spin_unlock(), _irq() and _irqrestore(), where the
- *   callers' inline spin_unlock*(&lruvec->lru_lock) end up, the callback
- *   compares the lock with the one this CPU holds in this context and,
- *   when it matches, counts the acquisition and its hold.
+ * Hold tier (stats/hold_time), a second callback: on entry of
+ * _raw_spin_unlock(), _irq() and _irqrestore(), where the callers'
+ * inline spin_unlock*(&lruvec->lru_lock) end up, it compares the lock
+ * with the one this CPU holds in this context and, when it matches,
+ * counts the hold, from the entry (or the end of the spin).  Every
+ * spin_unlock in the system pays for it (a per-CPU load and a compare),
+ * which is why it is opt-in.
  *
  * A spinlock holder cannot sleep or migrate, and whatever interrupts it
  * runs in a higher context, so a per-CPU slot per context follows exactly
- * one hold.  lock:contention_begin/end on the held lock (stats.c passes
- * the spinlock ones on) mark the acquisition contended, add the spin to
- * its wait and move the start of the hold to the end of the spin.
+ * one acquisition.  Without the unlock callback the slot is closed by the
+ * end of a contended spin or by the next entry in that context; a
+ * contended spin on the same lruvec lock taken directly (vmscan) by the
+ * same task in between is counted as the noted acquisition's, at most
+ * once.  With it, the unlock closes the slot.
  *
  * If the lruvec changes between the callback and the function's own
  * lookup (7.x reparents folios of a dying memcg; the function then
@@ -27,8 +33,7 @@
  * never seen (the task was preempted and moved before taking the lock)
  * is counted as unmatched when the slot is next used, without a time.
  *
- * Every spin_unlock in the system pays for one callback while stats are
- * on (a per-CPU load and a compare); nothing is registered while off.
+ * Nothing is registered while statistics are off.
  */
 #include <linux/ftrace.h>
 #include <linux/memcontrol.h>
@@ -45,9 +50,9 @@ struct mmfix_lru_slot {
 	struct task_struct *task;
 	u64 since;		/* entry, or end of the contended spin */
 	u64 wait_start;		/* 0 unless spinning */
-	u64 wait_ns;
 	int nid;
-	bool contended;
+	unsigned int epoch;	/* mmfix_stats_hold_epoch when opened */
+	bool hold;		/* a hold is timed: its unlock is watched */
 };
 
 static DEFINE_PER_CPU(struct mmfix_lru_slot[MMFIX_NR_CTX], mmfix_lru_slots);
@@ -55,11 +60,26 @@ static DEFINE_PER_CPU(struct mmfix_lru_slot[MMFIX_NR_CTX], mmfix_lru_slots);
 static struct ftrace_ops *mmfix_lru_unlock_ops;
 static struct ftrace_ops *mmfix_lru_lock_ops;
 
-/* Counts the slot's acquisition, with its hold unless @unmatched. */
-static void notrace mmfix_lru_count(struct mmfix_lru_slot *slot,
-				    bool unmatched)
+/*
+ * Counts an acquisition of @nid's lru_lock; a hold of the same slot
+ * before it that never saw its unlock when @unmatched.
+ */
+static void notrace mmfix_lru_count_acquisition(int nid, bool unmatched)
 {
-	u64 hold = unmatched ? 0 : mmfix_elapsed(slot->since, local_clock());
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	s->cls[MMFIX_STATS_LRU].acquisitions++;
+	s->lru_unmatched += unmatched;
+	if (likely(nid >= 0 && nid < nr_node_ids))
+		(this_cpu_ptr(mmfix_stats_node_pcpu) + nid)->acquisitions++;
+	mmfix_stats_end(s, flags);
+}
+
+/* The contended spin of the slot's acquisition, @ns long. */
+static void notrace mmfix_lru_count_wait(struct mmfix_lru_slot *slot, u64 ns)
+{
 	struct mmfix_stats_cpu *s;
 	struct mmfix_lock_stat *c;
 	struct mmfix_node_stat *n;
@@ -67,23 +87,32 @@ static void notrace mmfix_lru_count(struct mmfix_lru_slot *slot,
 
 	s = mmfix_stats_begin(&flags);
 	c = &s->cls[MMFIX_STATS_LRU];
-	c->acquisitions++;
-	if (slot->contended) {
-		c->contended++;
-		mmfix_stat_wait(c, slot->wait_ns);
-	}
-	if (unmatched)
-		s->lru_unmatched++;
-	else
-		mmfix_stat_hold(c, hold);
+	c->contended++;
+	mmfix_stat_wait(c, ns);
 	if (likely(slot->nid >= 0 && slot->nid < nr_node_ids)) {
 		n = this_cpu_ptr(mmfix_stats_node_pcpu) + slot->nid;
-		n->acquisitions++;
-		if (slot->contended) {
-			n->contended++;
-			n->wait_ns += slot->wait_ns;
-		}
-		n->hold_ns += hold;
+		n->contended++;
+		n->wait_ns += ns;
+	}
+	mmfix_stats_end(s, flags);
+}
+
+/* The slot's hold ends now (hold tier), or its unlock was missed. */
+static void notrace mmfix_lru_count_hold(struct mmfix_lru_slot *slot)
+{
+	u64 hold = mmfix_elapsed(slot->since, local_clock());
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	if (unlikely(slot->epoch !=
+		     READ_ONCE(mmfix_stats_hold_epoch[MMFIX_STATS_SRC_LRU]))) {
+		s->lru_unmatched++;	/* opened before the unlocks were watched */
+	} else {
+		mmfix_stat_hold(&s->cls[MMFIX_STATS_LRU], hold);
+		if (likely(slot->nid >= 0 && slot->nid < nr_node_ids))
+			(this_cpu_ptr(mmfix_stats_node_pcpu) + slot->nid)->hold_ns +=
+				hold;
 	}
 	mmfix_stats_end(s, flags);
 }
@@ -127,22 +156,27 @@ static void notrace mmfix_lru_lock(unsigned long ip, unsigned long parent_ip,
 
 	preempt_disable_notrace();
 	slot = this_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
-	if (unlikely(slot->held))
-		mmfix_lru_count(slot, true);
+	/* a hold still open here never saw its unlock */
+	mmfix_lru_count_acquisition(nid, slot->held && slot->hold);
+	WRITE_ONCE(slot->held, NULL);
 	slot->task = current;
 	slot->nid = nid;
-	slot->contended = false;
 	slot->wait_start = 0;
-	slot->wait_ns = 0;
-	slot->since = local_clock();
+	slot->hold = mmfix_stats_holding(MMFIX_STATS_SRC_LRU);
+	if (slot->hold) {
+		slot->epoch = READ_ONCE(mmfix_stats_hold_epoch[MMFIX_STATS_SRC_LRU]);
+		slot->since = local_clock();
+	}
 	WRITE_ONCE(slot->held, &lruvec->lru_lock);
 	preempt_enable_notrace();
 }
 
 /*
- * Entry of _raw_spin_unlock*(): is it the lru_lock this CPU holds?  Runs
- * on every spinlock release in the system, so it is kept minimal: the
- * lock being released keeps preemption off until it returns.
+ * Hold tier, entry of _raw_spin_unlock*(): is it the lru_lock this CPU
+ * holds?  Runs on every spinlock release in the system, so it is kept
+ * minimal: the lock being released keeps preemption off until it
+ * returns.  A slot opened without a hold (before hold_time was on) is
+ * only closed.
  */
 static void notrace mmfix_lru_unlock(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
@@ -152,7 +186,8 @@ static void notrace mmfix_lru_unlock(unsigned long ip, unsigned long parent_ip,
 	struct mmfix_lru_slot *slot = raw_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
 
 	if (unlikely(slot->held == lock) && slot->task == current) {
-		mmfix_lru_count(slot, false);
+		if (slot->hold)
+			mmfix_lru_count_hold(slot);
 		WRITE_ONCE(slot->held, NULL);
 	}
 }
@@ -166,22 +201,30 @@ void notrace mmfix_stats_lru_contention_begin(void *lock)
 		slot->wait_start = local_clock();
 }
 
-void notrace mmfix_stats_lru_contention_end(void *lock)
+/*
+ * The end of a spin on the lock of this context's slot: counted as a
+ * contended acquisition at once.  Without a hold the slot is done.
+ * True if the lock was the slot's.
+ */
+bool notrace mmfix_stats_lru_contention_end(void *lock)
 {
 	struct mmfix_lru_slot *slot = raw_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
 	u64 now;
 
 	if (slot->held != lock || slot->task != current || !slot->wait_start)
-		return;
+		return false;
 	now = local_clock();
-	slot->wait_ns += mmfix_elapsed(slot->wait_start, now);
+	mmfix_lru_count_wait(slot, mmfix_elapsed(slot->wait_start, now));
 	slot->wait_start = 0;
-	slot->contended = true;
-	slot->since = now;	/* the hold starts when the spin ends */
+	if (slot->hold)
+		slot->since = now;	/* the hold starts when the spin ends */
+	else
+		WRITE_ONCE(slot->held, NULL);
+	return true;
 }
 
-/* Forget holds from an earlier round (no callback can run). */
-static void mmfix_lru_clear_slots(void)
+/* Forget slots from an earlier round (no callback can run). */
+void mmfix_stats_lru_clear(void)
 {
 	int cpu;
 
@@ -239,7 +282,7 @@ static void mmfix_lru_unhook(struct ftrace_ops **opsp)
 	*opsp = NULL;
 }
 
-int mmfix_stats_lru_start(void)
+int mmfix_stats_lru_hold_start(void)
 {
 	unsigned long ips[] = {
 		(unsigned long)_raw_spin_unlock,
@@ -248,7 +291,6 @@ int mmfix_stats_lru_start(void)
 	};
 	struct ftrace_ops *ops;
 
-	mmfix_lru_clear_slots();
 	ops = mmfix_lru_hook(mmfix_lru_unlock, ips, ARRAY_SIZE(ips));
 	if (IS_ERR(ops))
 		return PTR_ERR(ops);
@@ -256,7 +298,7 @@ int mmfix_stats_lru_start(void)
 	return 0;
 }
 
-void mmfix_stats_lru_stop(void)
+void mmfix_stats_lru_hold_stop(void)
 {
 	mmfix_lru_unhook(&mmfix_lru_unlock_ops);
 }

@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mm->mmap_lock statistics (docs/lock-stats.md), from the kernel's own
- * mmap_lock tracepoints: start_locking, acquire_returned (with success,
- * false for a failed trylock or a killed wait) and released.  Wait runs
- * from start_locking to acquire_returned; hold from there to released,
- * where the acquisition is counted with both (one update of the per-CPU
- * block per lock held).  It counts as contended when its task queued on
- * the rwsem (lock:contention_begin on &mm->mmap_lock; stats.c passes
- * those on).
+ * mmap_lock tracepoints and lock:contention_begin/end.
+ *
+ * Default tier: mmap_lock_acquire_returned counts the acquisition (or,
+ * with success false, a failed trylock or killed wait).  A wait is what
+ * the task spent queued on the rwsem: lock:contention_begin on
+ * &mm->mmap_lock to contention_end (stats.c passes them on), counted with
+ * the acquisition as contended.  Uncontended acquisitions have no wait,
+ * so mmap_lock_start_locking is not needed.
+ *
+ * Hold tier (stats/hold_time): mmap_lock_released as well; the hold runs
+ * from acquire_returned to released.
  *
  * Holders sleep and migrate, so per-CPU state cannot follow them.  A
  * small open-addressing table keyed by (task, mm) holds one slot per
- * acquisition in progress or lock held.  Only the owning task writes
- * its slots: it claims a free one with cmpxchg() on ->task and frees it
- * with a release store, and other tasks only ever compare ->task with
- * themselves.  No lock, no allocation in the probes; a task that finds
- * no free slot within MMFIX_MMAP_PROBE entries is counted as untracked.
+ * contended wait in progress or (hold tier) lock held.  Only the owning
+ * task writes its slots: it claims a free one with cmpxchg() on ->task
+ * and frees it with a release store, and other tasks only ever compare
+ * ->task with themselves.  No lock, no allocation in the probes; a task
+ * that finds no free slot within MMFIX_MMAP_PROBE entries is counted as
+ * untracked.
  *
  * Events outside task context are ignored: mmap_lock is a sleeping lock,
  * and the one non-owner release (mmap_read_unlock_non_owner() from an
@@ -25,8 +30,9 @@
  * from tracing programs).  Such an acquisition is not tracked either:
  * its release is never seen by its task, so its slot would stay taken
  * and the task's next unlock of the mm would be timed from it.  It is
- * counted in skipped_irqs_off instead.  Nothing else takes mmap_lock
- * with interrupts disabled: every other way in may sleep.
+ * counted in skipped_irqs_off instead, in both tiers, so that the
+ * counts of the default tier do not depend on hold_time.  Nothing else
+ * takes mmap_lock with interrupts disabled: every other way in may sleep.
  */
 #include <linux/hash.h>
 #include <linux/irq_work.h>
@@ -43,20 +49,33 @@
 #define MMFIX_MMAP_SLOTS	(1U << MMFIX_MMAP_ORDER)
 #define MMFIX_MMAP_PROBE	16
 
-enum { MMFIX_MMAP_FREE, MMFIX_MMAP_ACQUIRING, MMFIX_MMAP_HELD };
+/* WAITING: queued (contention_begin); WAITED: contention_end seen */
+enum {
+	MMFIX_MMAP_FREE,
+	MMFIX_MMAP_WAITING,
+	MMFIX_MMAP_WAITED,
+	MMFIX_MMAP_HELD,
+};
 
 struct mmfix_mmap_slot {
 	struct task_struct *task;	/* owner, NULL when free */
 	struct mm_struct *mm;
-	u64 since;			/* start_locking, or acquisition */
-	u64 wait;			/* of the lock held */
+	u64 since;			/* contention_begin, or acquisition */
+	u64 wait;			/* WAITED: the contended wait */
+	unsigned int epoch;		/* HELD: mmfix_stats_hold_epoch */
 	u8 state;
 	bool write;
-	bool contended;
-	bool have_wait;			/* start_locking was seen */
 };
 
 static struct mmfix_mmap_slot *mmfix_mmap_table;
+/*
+ * Slots in WAITING or WAITED state.  While 0 (no task is queued on an
+ * mmap_lock, the common case) acquire_returned looks nothing up: an
+ * uncontended acquisition costs no table probe.
+ */
+static atomic_t mmfix_mmap_waiters = ATOMIC_INIT(0);
+/* mmap_lock_released is registered: HELD slots may exist (hold tier). */
+static bool mmfix_mmap_released_hooked;
 
 static unsigned long mmfix_mmap_hash(struct mm_struct *mm)
 {
@@ -107,6 +126,8 @@ static struct mmfix_mmap_slot *mmfix_mmap_claim(struct mm_struct *mm)
 
 static void mmfix_mmap_free(struct mmfix_mmap_slot *s)
 {
+	if (s->state == MMFIX_MMAP_WAITING || s->state == MMFIX_MMAP_WAITED)
+		atomic_dec(&mmfix_mmap_waiters);
 	s->state = MMFIX_MMAP_FREE;
 	/* our last store to the slot; pairs with cmpxchg() in claim() */
 	smp_store_release(&s->task, NULL);
@@ -141,26 +162,36 @@ static void mmfix_mmap_count_untracked(void)
 	mmfix_stats_end(s, flags);
 }
 
-/*
- * One lock held until @now: its acquisition, wait (when its start was
- * seen) and hold, counted together when it ends.
- */
-static void mmfix_mmap_count(struct mmfix_mmap_slot *slot, u64 now)
+/* An acquisition; contended when @wait_slot (WAITED) is not NULL. */
+static void mmfix_mmap_count(bool write, struct mmfix_mmap_slot *wait_slot)
 {
-	u64 hold = mmfix_elapsed(slot->since, now);
 	struct mmfix_stats_cpu *s;
 	struct mmfix_lock_stat *c;
 	unsigned long flags;
 
 	s = mmfix_stats_begin(&flags);
-	c = mmfix_mmap_class(s, slot->write);
+	c = mmfix_mmap_class(s, write);
 	c->acquisitions++;
-	c->contended += slot->contended;
-	if (slot->have_wait) {
-		mmfix_stat_wait(c, slot->wait);
-		mmfix_worst_update(&s->worst_wait, slot->wait, slot->write);
+	if (wait_slot) {
+		c->contended++;
+		mmfix_stat_wait(c, wait_slot->wait);
+		mmfix_worst_update(&s->worst_wait, wait_slot->wait, write);
 	}
-	mmfix_stat_hold(c, hold);
+	mmfix_stats_end(s, flags);
+}
+
+/* Hold tier: the hold of @slot ends at @now. */
+static void mmfix_mmap_count_hold(struct mmfix_mmap_slot *slot, u64 now)
+{
+	u64 hold = mmfix_elapsed(slot->since, now);
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	/* opened before mmap_lock_released was (re)registered: end unseen */
+	if (slot->epoch != READ_ONCE(mmfix_stats_hold_epoch[MMFIX_STATS_SRC_MMAP]))
+		return;
+	s = mmfix_stats_begin(&flags);
+	mmfix_stat_hold(mmfix_mmap_class(s, slot->write), hold);
 	mmfix_worst_update(&s->worst_hold, hold, slot->write);
 	mmfix_stats_end(s, flags);
 }
@@ -189,71 +220,87 @@ static void mmfix_mmap_count_failed(bool write)
 	mmfix_stats_end(s, flags);
 }
 
-static void mmfix_mmap_start_locking(void *data, struct mm_struct *mm,
-				     MMFIX_MMAP_TP_PATH bool write)
+/*
+ * An acquisition (or a failed one) returns: count it, with its wait if
+ * this task queued for it, and (hold tier) open its hold.
+ */
+static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
+					MMFIX_MMAP_TP_PATH bool write,
+					bool success)
 {
-	struct mmfix_mmap_slot *s;
+	struct mmfix_mmap_slot *s, *w;
+	bool counting, holding;
+	u64 now;
 
-	if (!in_task() || !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
+	if (!in_task())
 		return;
-	s = mmfix_mmap_claim(mm);
+	counting = mmfix_stats_counting(MMFIX_STATS_SRC_MMAP);
+	if (unlikely(irqs_disabled())) {
+		if (counting)
+			mmfix_mmap_count_skipped();
+		return;
+	}
+	w = NULL;
+	if (atomic_read(&mmfix_mmap_waiters)) {
+		w = mmfix_mmap_find(mm, MMFIX_MMAP_WAITED, -1);
+		if (!w)	/* contention_end not seen (switched on meanwhile) */
+			w = mmfix_mmap_find(mm, MMFIX_MMAP_WAITING, -1);
+	}
+	if (!success) {
+		if (w)
+			mmfix_mmap_free(w);
+		if (w || counting)
+			mmfix_mmap_count_failed(write);
+		return;
+	}
+	/* mmap_write_downgrade(): the write hold ends here (hold tier) */
+	s = NULL;
+	if (!write && READ_ONCE(mmfix_mmap_released_hooked))
+		s = mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
+	/* the clock only for a time: not for an uncontended default count */
+	holding = mmfix_stats_holding(MMFIX_STATS_SRC_MMAP);
+	now = 0;
+	if (s || holding || (w && w->state != MMFIX_MMAP_WAITED))
+		now = local_clock();
+	if (s)
+		mmfix_mmap_count_hold(s, now);
+	if (!counting && !w) {
+		if (s)
+			mmfix_mmap_free(s);
+		return;	/* switched off: no new acquisition */
+	}
+	if (w && w->state != MMFIX_MMAP_WAITED) {
+		w->wait = mmfix_elapsed(w->since, now);
+		w->state = MMFIX_MMAP_WAITED;
+	}
+	mmfix_mmap_count(write, w);
+	if (!holding) {
+		if (w)
+			mmfix_mmap_free(w);
+		if (s)
+			mmfix_mmap_free(s);
+		return;
+	}
+	/* hold tier: one slot for the hold, the wait's or the downgraded one */
+	if (s && w) {
+		mmfix_mmap_free(w);
+	} else if (!s && w) {
+		atomic_dec(&mmfix_mmap_waiters);	/* WAITED to HELD */
+		s = w;
+	} else if (!s) {
+		s = mmfix_mmap_claim(mm);
+	}
 	if (!s) {
 		mmfix_mmap_count_untracked();
 		return;
 	}
 	s->write = write;
-	s->contended = false;
-	s->since = local_clock();
-	s->state = MMFIX_MMAP_ACQUIRING;
-}
-
-static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
-					MMFIX_MMAP_TP_PATH bool write,
-					bool success)
-{
-	u64 now = local_clock();
-	struct mmfix_mmap_slot *s;
-
-	if (!in_task())
-		return;
-	if (unlikely(irqs_disabled())) {
-		if (mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
-			mmfix_mmap_count_skipped();
-		return;
-	}
-	s = mmfix_mmap_find(mm, MMFIX_MMAP_ACQUIRING, -1);
-	if (!success) {
-		if (s)
-			mmfix_mmap_free(s);
-		if (s || mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
-			mmfix_mmap_count_failed(write);
-		return;
-	}
-	if (s) {
-		s->wait = mmfix_elapsed(s->since, now);
-		s->have_wait = true;
-	} else {
-		/* mmap_write_downgrade(): the write hold ends here */
-		s = write ? NULL : mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
-		if (s)
-			mmfix_mmap_count(s, now);
-		if (!s && !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
-			return;	/* switched off: no new hold */
-		/* or stats were switched on while this task was waiting */
-		if (!s)
-			s = mmfix_mmap_claim(mm);
-		if (!s) {
-			mmfix_mmap_count_untracked();
-			return;
-		}
-		s->contended = false;
-		s->have_wait = false;
-	}
-	s->write = write;
 	s->since = now;
+	s->epoch = READ_ONCE(mmfix_stats_hold_epoch[MMFIX_STATS_SRC_MMAP]);
 	s->state = MMFIX_MMAP_HELD;
 }
 
+/* Hold tier. */
 static void mmfix_mmap_released(void *data, struct mm_struct *mm,
 				MMFIX_MMAP_TP_PATH bool write)
 {
@@ -263,26 +310,60 @@ static void mmfix_mmap_released(void *data, struct mm_struct *mm,
 		return;
 	s = mmfix_mmap_find(mm, MMFIX_MMAP_HELD, write);
 	if (!s)
-		return;	/* taken before stats were switched on */
-	mmfix_mmap_count(s, local_clock());
+		return;	/* taken before hold times were switched on */
+	mmfix_mmap_count_hold(s, local_clock());
 	mmfix_mmap_free(s);
 }
 
-/* lock:contention_begin on an rwsem: is it ours, waiting for @mm? */
+/* lock:contention_begin on an rwsem: this task queues for @mm's mmap_lock? */
 void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 {
 	struct mmfix_mmap_slot *t = READ_ONCE(mmfix_mmap_table), *s;
 	struct mm_struct *mm;
 
 	/* registered for lru_lock too: the table may be gone (release()) */
-	if (!in_task() || !t)
+	/* rwsem_down_write_slowpath() calls it with interrupts off */
+	if (!in_task() || !t || !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 		return;
-	/* only compared as a key, never dereferenced */
+	/*
+	 * Any rwsem: compared, never dereferenced.  Only the task's own mm
+	 * is known to be an mmap_lock that acquire_returned will follow;
+	 * a slot taken for another rwsem would never be freed.
+	 */
 	mm = container_of((struct rw_semaphore *)lock, struct mm_struct,
 			  mmap_lock);
-	s = mmfix_mmap_find_in(t, mm, MMFIX_MMAP_ACQUIRING, write);
-	if (s)
-		s->contended = true;
+	if (mm != current->mm)
+		return;
+	s = mmfix_mmap_find_in(t, mm, MMFIX_MMAP_WAITING, -1);
+	if (!s) {
+		s = mmfix_mmap_claim(mm);
+		if (!s) {
+			mmfix_mmap_count_untracked();
+			return;
+		}
+		atomic_inc(&mmfix_mmap_waiters);
+	}
+	s->write = write;
+	s->since = local_clock();
+	s->state = MMFIX_MMAP_WAITING;
+}
+/* lock:contention_end: the queued wait of this task for @lock ends. */
+void mmfix_stats_mmap_contention_end(void *lock)
+{
+	struct mmfix_mmap_slot *t = READ_ONCE(mmfix_mmap_table), *s;
+	struct mm_struct *mm;
+
+	if (!in_task() || !t)
+		return;
+	mm = container_of((struct rw_semaphore *)lock, struct mm_struct,
+			  mmap_lock);
+	if (mm != current->mm)
+		return;
+	s = mmfix_mmap_find_in(t, mm, MMFIX_MMAP_WAITING, -1);
+	if (!s)
+		return;
+	s->wait = mmfix_elapsed(s->since, local_clock());
+	s->state = MMFIX_MMAP_WAITED;
 }
 
 #ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
@@ -325,10 +406,8 @@ int mmfix_stats_mmap_test_trylock(void)
 #endif
 
 /*
- * Release first, start last: a lock whose start is seen has its end seen
- * too (switching on takes mmap_lock itself, e.g. for init_mm while text
- * is patched).  An acquisition seen without its start is counted without
- * a wait.
+ * The table first: the contention probes (stats.c) look for it.  An
+ * acquisition seen without its contention is counted uncontended.
  */
 int mmfix_stats_mmap_start(void)
 {
@@ -338,48 +417,53 @@ int mmfix_stats_mmap_start(void)
 				    GFP_KERNEL);
 	if (!mmfix_mmap_table)
 		return -ENOMEM;
-	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
-	if (ret)
-		goto err_released;
+	atomic_set(&mmfix_mmap_waiters, 0);
 	ret = register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
 							NULL);
-	if (ret)
-		goto err_acquire;
-	ret = register_trace_mmap_lock_start_locking(mmfix_mmap_start_locking,
-						     NULL);
-	if (ret)
-		goto err_start;
-	return 0;
-
-err_start:
-	unregister_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
-						    NULL);
-err_acquire:
-	unregister_trace_mmap_lock_released(mmfix_mmap_released, NULL);
-err_released:
-	pr_warn("stats: cannot register mmap_lock tracepoint probes (%d)\n", ret);
-	tracepoint_synchronize_unregister();
-	mmfix_stats_mmap_release();
+	if (ret) {
+		pr_warn("stats: cannot register mmap_lock tracepoint probes (%d)\n",
+			ret);
+		mmfix_stats_mmap_release();
+	}
 	return ret;
 }
 
-/* In reverse: no end is missed of a start that was seen. */
 void mmfix_stats_mmap_stop(void)
 {
 	if (!mmfix_mmap_table)
 		return;
-	WARN_ON_ONCE(unregister_trace_mmap_lock_start_locking(
-			mmfix_mmap_start_locking, NULL));
 	WARN_ON_ONCE(unregister_trace_mmap_lock_acquire_returned(
 			mmfix_mmap_acquire_returned, NULL));
+}
+
+/* Hold tier; after start(): released looks in the table. */
+int mmfix_stats_mmap_hold_start(void)
+{
+	int ret;
+
+	if (WARN_ON_ONCE(!mmfix_mmap_table))
+		return -EINVAL;
+	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
+	if (ret)
+		pr_warn("stats: cannot register the mmap_lock_released probe (%d)\n",
+			ret);
+	else
+		WRITE_ONCE(mmfix_mmap_released_hooked, true);
+	return ret;
+}
+
+void mmfix_stats_mmap_hold_stop(void)
+{
+	WRITE_ONCE(mmfix_mmap_released_hooked, false);
 	WARN_ON_ONCE(unregister_trace_mmap_lock_released(mmfix_mmap_released,
 							 NULL));
 }
 
 /*
- * After stop() and tracepoint_synchronize_unregister(): no mmap_lock
- * probe can see the table.  The contention probe may still be registered
- * (for lru_lock): it reads the pointer once, so wait for it again.
+ * After stop(), hold_stop() and tracepoint_synchronize_unregister(): no
+ * mmap_lock probe can see the table.  The contention probes may still be
+ * registered (for lru_lock): they read the pointer once, so wait for
+ * them again.
  */
 void mmfix_stats_mmap_release(void)
 {

@@ -276,7 +276,9 @@ static bool lru_nodes(void)
 	return read_stat_u64(&v, "lru_lock/node0/acquisitions");
 }
 
-static void prom_lru(struct prom *p, const struct class_snap *cs)
+/* Without hold times (@holds_off) no hold metric is emitted. */
+static void prom_lru(struct prom *p, const struct class_snap *cs,
+		     bool holds_off)
 {
 	char name[96], node[16];
 	bool nodes = lru_nodes();
@@ -287,6 +289,8 @@ static void prom_lru(struct prom *p, const struct class_snap *cs)
 	for (m = 0; m < ARRAY_SIZE(lock_metrics); m++) {
 		unsigned int f = lock_metrics[m].file;
 
+		if (holds_off && is_hold_file(f))
+			continue;	/* not measured: no misleading 0 */
 		snprintf(name, sizeof(name), "mmfix_lru_lock_%s", lock_metrics[m].suffix);
 		if (nodes && lru_per_node(f)) {
 			for (n = 0; n < 1024; n++) {
@@ -304,7 +308,7 @@ static void prom_lru(struct prom *p, const struct class_snap *cs)
 				 cs->v[f], lock_metrics[m].ns);
 		}
 	}
-	if (read_stat_u64(&v, "lru_lock/unmatched"))
+	if (!holds_off && read_stat_u64(&v, "lru_lock/unmatched"))
 		prom_one(p, "mmfix_lru_lock_unmatched_total", "counter",
 			 "lru_lock holds whose unlock was not seen.", v, false);
 }
@@ -321,6 +325,8 @@ static void prom_mmap(struct prom *p, const struct snap *s)
 	for (m = 0; m < ARRAY_SIZE(lock_metrics); m++) {
 		unsigned int f = lock_metrics[m].file;
 
+		if (snap_holds_off(s) && is_hold_file(f))
+			continue;	/* not measured: no misleading 0 */
 		snprintf(name, sizeof(name), "mmfix_mmap_lock_%s", lock_metrics[m].suffix);
 		for (i = 0; i < ARRAY_SIZE(cls); i++) {
 			if (!s->cls[cls[i]].have[f])
@@ -336,7 +342,7 @@ static void prom_mmap(struct prom *p, const struct snap *s)
 	if (read_stat_u64(&v, "mmap_lock/skipped_irqs_off"))
 		prom_one(p, "mmfix_mmap_lock_skipped_irqs_off_total", "counter",
 			 "mmap_lock operations skipped with interrupts off.", v, false);
-	if (read_stat_u64(&v, "mmap_lock/worst_hold_ns"))
+	if (!snap_holds_off(s) && read_stat_u64(&v, "mmap_lock/worst_hold_ns"))
 		prom_one(p, "mmfix_mmap_lock_worst_hold_seconds", "gauge",
 			 "Longest mmap_lock hold since the last reset.", v, true);
 	if (read_stat_u64(&v, "mmap_lock/worst_wait_ns"))
@@ -366,7 +372,7 @@ static unsigned int prom_write(FILE *out)
 		return p.samples;
 	prom_stats_switches(&p);
 	read_snap(&s);
-	prom_lru(&p, &s.cls[MMFIX_STATS_LRU]);
+	prom_lru(&p, &s.cls[MMFIX_STATS_LRU], snap_holds_off(&s));
 	prom_mmap(&p, &s);
 	return p.samples;
 }

@@ -244,7 +244,21 @@ struct class_snap {
 struct snap {
 	struct class_snap cls[MMFIX_STATS_NR_CLASSES];
 	uint64_t t_ms;
+	int hold_time;	/* stats/hold_time: 0, 1, -1 when the module has none */
 };
+
+/* Hold times are not measured: hold counters mean nothing ("off"). */
+static inline bool snap_holds_off(const struct snap *s)
+{
+	return s->hold_time == 0;
+}
+
+/* The hold counters: shown as "off" (null in JSON) while hold_time is 0. */
+static inline bool is_hold_file(unsigned int f)
+{
+	return f == MMFIX_STATS_HOLDS || f == MMFIX_STATS_HOLD_NS ||
+	       f == MMFIX_STATS_HOLD_MAX_NS || f == MMFIX_STATS_HOLD_HIST;
+}
 
 extern const char *const class_dirs[];
 extern const char *const file_names[];

@@ -28,6 +28,11 @@ const char stats_help[] =
 	"only while they are on: \"stats on\" and \"stats off\" switch them\n"
 	"(root), all of them or, where the module has the switch, only\n"
 	"lru_lock, mmap_lock or the hold time measurement (hold_time).\n"
+	"The default tier counts acquisitions, contended ones and waits with\n"
+	"nothing on the unlock paths; hold_time adds a probe on every unlock\n"
+	"(hold columns read \"off\" without it).  Cost in guest instructions,\n"
+	"churn benchmarks: default 4-9% (7.2, 7.3), 7-12% (6.1, 6.12); with\n"
+	"hold_time 11-15% (7.2, 7.3), 15-18% (6.1, 6.12) (docs/lock-stats.md).\n"
 	"\n"
 	"  --reset          set every counter to zero instead (root)\n"
 	"  --format FORMAT  text (default), json (as -j) or prometheus (the\n"
@@ -134,8 +139,11 @@ void read_snap(struct snap *s)
 {
 	unsigned int c;
 
+	uint64_t v;
+
 	for (c = 0; c < MMFIX_STATS_NR_CLASSES; c++)
 		read_class(c, &s->cls[c]);
+	s->hold_time = read_stat_u64(&v, "hold_time") ? v != 0 : -1;
 	s->t_ms = now_ms();
 }
 
@@ -186,12 +194,14 @@ static void print_hist_json(const char *key, const uint64_t *hist, bool have)
 	print_close_array();
 }
 
-static void print_class_json(const struct class_snap *cs)
+static void print_class_json(const struct class_snap *cs, bool holds_off)
 {
 	unsigned int f;
 
 	for (f = 0; f < MMFIX_STATS_NR_FILES; f++) {
-		if (f == MMFIX_STATS_WAIT_HIST)
+		if (holds_off && is_hold_file(f))
+			print_u64(file_names[f], NULL, NULL);	/* not measured */
+		else if (f == MMFIX_STATS_WAIT_HIST)
 			print_hist_json(file_names[f], cs->wait_hist, cs->have[f]);
 		else if (f == MMFIX_STATS_HOLD_HIST)
 			print_hist_json(file_names[f], cs->hold_hist, cs->have[f]);
@@ -217,8 +227,9 @@ static const char *col_ns(char *buf, size_t size, const struct class_snap *cs,
 	return cs->have[f] ? fmt_ns(buf, size, (double)cs->v[f]) : "-";
 }
 
-/* One row of the text table. */
-static void print_class_row(const char *label, const struct class_snap *cs)
+/* One row of the text table; the hold columns read "off" if @holds_off. */
+static void print_class_row(const char *label, const struct class_snap *cs,
+			    bool holds_off)
 {
 	char acq[24], cont[24], failed[24], wt[16], wm[16], holds[24];
 	char ht[16], hm[16] = "-", hx[16];
@@ -228,6 +239,16 @@ static void print_class_row(const char *label, const struct class_snap *cs)
 	    v[MMFIX_STATS_HOLDS])
 		fmt_ns(hm, sizeof(hm), (double)v[MMFIX_STATS_HOLD_NS] /
 		       (double)v[MMFIX_STATS_HOLDS]);
+	if (holds_off) {
+		printf("%-16s %12s %10s %8s %10s %10s %12s %10s %10s %10s\n",
+		       label, col_u64(acq, sizeof(acq), cs, MMFIX_STATS_ACQUISITIONS),
+		       col_u64(cont, sizeof(cont), cs, MMFIX_STATS_CONTENDED),
+		       col_u64(failed, sizeof(failed), cs, MMFIX_STATS_FAILED),
+		       col_ns(wt, sizeof(wt), cs, MMFIX_STATS_WAIT_NS),
+		       col_ns(wm, sizeof(wm), cs, MMFIX_STATS_WAIT_MAX_NS),
+		       "off", "off", "off", "off");
+		return;
+	}
 	printf("%-16s %12s %10s %8s %10s %10s %12s %10s %10s %10s\n", label,
 	       col_u64(acq, sizeof(acq), cs, MMFIX_STATS_ACQUISITIONS),
 	       col_u64(cont, sizeof(cont), cs, MMFIX_STATS_CONTENDED),
@@ -269,8 +290,11 @@ static void print_stat_u64(const char *key, const char *fmt, const char *rel)
 		print_u64(key, fmt, ok ? &v : NULL);
 }
 
-/* The longest mmap_lock hold or wait: "hold" or "wait". */
-static void print_worst(const char *what)
+/*
+ * The longest mmap_lock hold or wait: "hold" or "wait"; "off" (null in
+ * JSON) if @off (hold times are not measured).
+ */
+static void print_worst(const char *what, bool off)
 {
 	char key[16], comm[64], mode[16], t[16];
 	uint64_t ns = 0, pid = 0, tid = 0;
@@ -284,6 +308,13 @@ static void print_worst(const char *what)
 			   MMFIX_STATS_SYSFS_DIR "/mmap_lock/worst_%s_comm", what);
 	m = sysfs_attr_str(mode, sizeof(mode),
 			   MMFIX_STATS_SYSFS_DIR "/mmap_lock/worst_%s_mode", what);
+	if (off) {
+		if (opts.json)
+			print_u64(what[0] == 'h' ? "worst_hold" : "worst_wait", NULL, NULL);
+		else
+			printf("longest mmap_lock %s: off (hold_time 0)\n", what);
+		return;
+	}
 	if (!opts.json) {
 		printf("longest mmap_lock %s: ", what);
 		if (have_ns && ns)
@@ -305,7 +336,8 @@ static void print_worst(const char *what)
 	print_close_object();
 }
 
-static void print_nodes(void)
+/* lru_lock per node; hold_ns "off" (null) if @holds_off. */
+static void print_nodes(bool holds_off)
 {
 	static const char *const node_files[] = {
 		"acquisitions", "contended", "wait_ns", "hold_ns"
@@ -327,6 +359,11 @@ static void print_nodes(void)
 			snprintf(file, sizeof(file), "%s/%s", rel, node_files[f]);
 			snprintf(fmt, sizeof(fmt), " %.*s %%s",
 				 (int)strcspn(node_files[f], "_"), node_files[f]);
+			if (holds_off && !strcmp(node_files[f], "hold_ns")) {
+				print_text(" hold off");
+				print_u64(node_files[f], NULL, NULL);
+				continue;
+			}
 			print_stat_u64(node_files[f], fmt, file);
 		}
 		print_text("\n");
@@ -452,19 +489,24 @@ int do_stats(int argc, char **argv)
 	print_bool_words("enabled", "lock statistics: %s\n", on, "on",
 			 "off (the values are those from when they were switched off)",
 			 "unknown");
+	if (s.hold_time >= 0 && opts.json)
+		print_bool("hold_time", NULL, s.hold_time);
+	else if (snap_holds_off(&s))
+		printf("hold times: off (stats on hold_time to measure them)\n");
 	print_text("%-16s %12s %10s %8s %10s %10s %12s %10s %10s %10s\n",
 		   "lock", "acquired", "contended", "failed", "wait",
 		   "max wait", "holds", "hold", "mean hold", "max hold");
 	for (c = 0; c < MMFIX_STATS_NR_CLASSES; c++) {
 		if (!opts.json) {
-			print_class_row(class_labels[c], &s.cls[c]);
+			print_class_row(class_labels[c], &s.cls[c],
+					snap_holds_off(&s));
 			continue;
 		}
 		open_class(c);
-		print_class_json(&s.cls[c]);
+		print_class_json(&s.cls[c], snap_holds_off(&s));
 		if (c == MMFIX_STATS_LRU) {
 			print_stat_u64("unmatched", NULL, "lru_lock/unmatched");
-			print_nodes();
+			print_nodes(snap_holds_off(&s));
 		}
 		/* mmap_lock's own files go after "write" */
 		close_class(c, false);
@@ -476,10 +518,10 @@ int do_stats(int argc, char **argv)
 			       "lru_lock/unmatched");
 		print_stat_u64("mmap_untracked", "; mmap_lock untracked %s\n",
 			       "mmap_lock/untracked");
-		print_nodes();
+		print_nodes(snap_holds_off(&s));
 	}
-	print_worst("hold");
-	print_worst("wait");
+	print_worst("hold", snap_holds_off(&s));
+	print_worst("wait", false);
 	print_close_object();	/* mmap_lock (JSON) */
 	print_close_object();
 	return EXIT_OK;

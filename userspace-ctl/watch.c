@@ -301,8 +301,10 @@ static uint64_t interval_max(const struct class_snap *a,
 
 #define ROW_FMT "%-8s  %-16s %10s %11s %10s %10s %10s %10s\n"
 
+/* One class over the interval; holds "off" (null) if @holds_off. */
 static void print_class(unsigned int c, const struct class_snap *x,
-			const struct class_snap *y, double secs, const char *hms)
+			const struct class_snap *y, double secs, const char *hms,
+			bool holds_off)
 {
 	uint64_t acq, cont, wait, held, hold_ns, mx, wmean, hmean;
 	char r_acq[24], r_cont[24], r_held[24], s_wait[16], s_mean[16];
@@ -323,8 +325,10 @@ static void print_class(unsigned int c, const struct class_snap *x,
 		print_u64("contended", NULL, &cont);
 		print_u64("wait_ns", NULL, &wait);
 		print_u64("wait_mean_ns", NULL, cont ? &wmean : NULL);
-		print_u64("holds", NULL, &held);
-		print_u64("hold_ns", NULL, &hold_ns);
+		if (holds_off)	/* not measured: no numbers at all */
+			held = 0;
+		print_u64("holds", NULL, holds_off ? NULL : &held);
+		print_u64("hold_ns", NULL, holds_off ? NULL : &hold_ns);
 		print_u64("hold_mean_ns", NULL, held ? &hmean : NULL);
 		/* null when nothing was held, as text shows "-" */
 		print_u64("hold_max_ns", NULL, held && exact ? &mx : NULL);
@@ -343,7 +347,11 @@ static void print_class(unsigned int c, const struct class_snap *x,
 		fmt_ns(s_mean, sizeof(s_mean), (double)hold_ns / (double)held);
 	else
 		strcpy(s_mean, "-");
-	if (!held) {
+	if (holds_off) {
+		strcpy(r_held, "off");
+		strcpy(s_mean, "off");
+		strcpy(s_max, "off");
+	} else if (!held) {
 		strcpy(s_max, "-");
 	} else if (exact) {
 		fmt_ns(s_max, sizeof(s_max), (double)mx);
@@ -418,9 +426,12 @@ static void print_interval(const struct wstate *a, const struct wstate *b)
 	print_string("time", NULL, iso);
 	print_u64("interval_ns", NULL, &iv_ns);
 	print_bool("stats_enabled", NULL, b->on);
+	if (b->s.hold_time >= 0)
+		print_bool("hold_time", NULL, b->s.hold_time);
 	if (b->present)
 		for (c = 0; c < MMFIX_STATS_NR_CLASSES; c++)
-			print_class(c, &a->s.cls[c], &b->s.cls[c], secs, hms);
+			print_class(c, &a->s.cls[c], &b->s.cls[c], secs, hms,
+				    snap_holds_off(&a->s) || snap_holds_off(&b->s));
 	print_open_object("fixes");
 	for (i = 0; i < b->nfix; i++) {
 		fa = find_fix(a, b->fix[i].name);

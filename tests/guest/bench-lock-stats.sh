@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench-lock-stats.sh MODE: what lock statistics cost.  The populate churn
 # (one and two threads) and an mmap/munmap + mincore loop, with
-# /sys/kernel/mmfix/stats/enabled 0 vs 1, interleaved repetitions in one
-# boot (ci: small; full: docs figures).  Needs mmfix loaded; the fixes are
+# /sys/kernel/mmfix/stats/enabled 0 vs 1 -- the default tier (hold_time
+# 0, configs churn-t1 ...) and the hold tier (hold_time 1, configs
+# churn-t1+hold ...; their "off" rows repeat the same off run) --
+# interleaved repetitions in one boot (ci: small; full: docs figures).  Needs mmfix loaded; the fixes are
 # left as they are (all off after load).  Prints TSV rows on stdout:
 #   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
 #   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
@@ -22,15 +24,29 @@ full)	reps=7; ops=20000; mops=10000 ;;
 esac
 
 
+# hold_wait_unhooked: wait until no _raw_spin_unlock* callback is left
+hold_wait_unhooked() {
+	local i=0
+	while grep -qE '^_raw_spin_unlock(_irq|_irqrestore)? ' /sys/kernel/tracing/enabled_functions 2>/dev/null; do
+		[ $i -lt 100 ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
 per_op() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", c / n }'; }
 
-# one CONFIG STATE REP: one timed run with stats STATE.
+# one CONFIG STATE REP: one timed run with stats STATE: off, on (default
+# tier) or hold (hold tier, reported as CONFIG+hold on).
 one() {
-	local cfg=$1 st=$2 rep=$3 out ns n
-	echo "$([ "$st" = on ] && echo 1 || echo 0)" >$ST/enabled
+	local cfg=$1 st=$2 rep=$3 out ns n r
+	echo "$([ "$st" = hold ] && echo 1 || echo 0)" >$ST/hold_time
+	echo "$([ "$st" = off ] && echo 0 || echo 1)" >$ST/enabled
 	# off: the probes go a second after switching off
-	[ "$st" = on ] || stats_wait_unhooked
+	[ "$st" != off ] || stats_wait_unhooked
+	# on: the unlock callbacks of an earlier hold run go a second later
+	[ "$st" != on ] || hold_wait_unhooked
 	# switching patches kernel text, which TCG then translates again:
 	# warm up so that the timed run measures the steady state
 	populate churn -n 300 >/dev/null
@@ -42,7 +58,15 @@ one() {
 	mmap-t1) n=$mops; out=$(mmapcontend -w 1 -r 0 -p 64 -n "$mops") ;;
 	esac || { echo "$cfg failed: $out" >&2; return 1; }
 	ns=$(echo "$out" | sed -n 's/.*ns=\([0-9]*\).*/\1/p')
-	bench_row ops_per_s "$cfg" "$st" "$rep" "$(rate "$n" "$ns")"
+	r=$(rate "$n" "$ns")
+	case $st in
+	off)	bench_row ops_per_s "$cfg" off "$rep" "$r"
+		bench_row ops_per_s "$cfg+hold" off "$rep" "$r" ;;
+	on)	bench_row ops_per_s "$cfg" on "$rep" "$r" ;;
+	hold)	bench_row ops_per_s "$cfg+hold" on "$rep" "$r"
+		bench_row holds_per_acq "$cfg+hold" on "$rep" "$(per_op \
+			"$(cat $ST/lru_lock/holds)" "$(cat $ST/lru_lock/acquisitions)")" ;;
+	esac
 	if [ "$st" = on ]; then
 		bench_row lru_per_op "$cfg" "$st" "$rep" \
 			"$(per_op "$(cat $ST/lru_lock/acquisitions)" "$n")"
@@ -58,13 +82,14 @@ rows=/tmp/bench-lock-stats.tsv
 rep=1
 while [ $rep -le $reps ]; do
 	# alternate which state goes first, so drift hits both alike
-	if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+	if [ $((rep % 2)) = 1 ]; then order="off on hold"; else order="hold on off"; fi
 	for cfg in churn-t1 churn-t2 mmap-t1; do
 		for st in $order; do one "$cfg" "$st" "$rep" | tee -a $rows; done
 	done
 	rep=$((rep + 1))
 done
 echo 0 >$ST/enabled
+echo 0 >$ST/hold_time
 
 bench_summary $rows
 bench_pairs $rows

@@ -2,7 +2,8 @@
 # mmfixctl export --textfile with Debian's prometheus-node-exporter: the
 # node_exporter textfile collector serves the mmfix metrics over HTTP
 # (guest loopback only) and they follow populate_drain being switched
-# and the counters moving.  Needs the exporter in the initramfs:
+# and the counters moving, and serve no hold metric while stats/hold_time
+# is 0.  Needs the exporter in the initramfs:
 #   tests/vm/run-suite --tests 't-64-*' \
 #       --file /usr/bin/prometheus-node-exporter:/bin/ 7.3
 # fixes: populate_drain
@@ -74,6 +75,22 @@ t_check node-exporter-drained-counter-moves-with-fix-off \
 	test "$((d1 - d0))" -ge 300 || echo "drained $d0 -> $d1"
 t_check node-exporter-lru-lock-acquisitions-move \
 	test "$a1" != none -a "$a1" -gt "$a0" || echo "acquisitions $a0 -> $a1"
+
+# hold_time 0 (the default): no hold metric at all, not a misleading 0;
+# with hold_time 1 the lru_lock holds are served and move
+t_check node-exporter-no-hold-metrics-with-hold-time-0 \
+	test "$(metric mmfix_stats_hold_time_enabled)" = 0 -a \
+	"$(metric mmfix_lru_lock_holds_total)" = none -a \
+	"$(metric_sum mmfix_lru_lock_hold_seconds_total)" = none -a \
+	"$(metric mmfix_mmap_lock_worst_hold_seconds)" = none
+mmfixctl stats on hold_time >/dev/null
+populate churn -n 300 >/dev/null
+export_scrape
+t_check node-exporter-lru-holds-served-with-hold-time-1 \
+	test "$(metric mmfix_stats_hold_time_enabled)" = 1 -a \
+	"$(metric mmfix_lru_lock_holds_total)" != none -a \
+	"$(metric mmfix_lru_lock_holds_total)" != 0
+mmfixctl stats off hold_time >/dev/null
 
 # fix on: populates skip the drain, the switch shows at the next scrape
 mmfixctl enable populate_drain >/dev/null

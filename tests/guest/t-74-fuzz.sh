@@ -35,7 +35,7 @@ for f in $(rel_writable_files); do
 		else
 			specs="$specs 01x:$f"
 		fi ;;
-	stats/enabled|stats/lru_lock/enabled|stats/mmap_lock/enabled)
+	stats/enabled|stats/lru_lock/enabled|stats/mmap_lock/enabled|stats/hold_time)
 		specs="$specs 01:$f" ;;
 	stats/reset)	specs="$specs 1w:$f" ;;
 	*)		unknown="$unknown ${f#$MMFIX_SYS/}" ;;
