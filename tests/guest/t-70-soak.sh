@@ -7,7 +7,8 @@
 # alive with its settings unchanged, khugepaged_scan's shadow variables
 # were all freed, no slab object allocated by the unloaded module
 # survives (slub_debug=U allocation traces) and slab/MemAvailable are
-# back within bounds, and the kernel log is clean.
+# back within bounds (MemAvailable counted with the free pages on per-CPU
+# lists), and the kernel log is clean.
 # Sourced by /init after lib.sh; best run with slub_debug=FZPU.
 
 . /tests/lib-reliability.sh
@@ -144,9 +145,10 @@ sync
 echo 3 >/proc/sys/vm/drop_caches
 mem1=$(rel_meminfo)
 set -- $mem0 $mem1
-sunreclaim_growth=$(( $3 - $1 ))
-avail_drop=$(( $2 - $4 ))
-echo "SUnreclaim ${1} -> ${3} kB, MemAvailable ${2} -> ${4} kB"
+sunreclaim_growth=$(( $4 - $1 ))
+avail_drop=$(( $2 + $3 - $5 - $6 ))
+echo "SUnreclaim ${1} -> ${4} kB, MemAvailable ${2} -> ${5} kB," \
+	"per-CPU free lists ${3} -> ${6} kB"
 # Bounds: a leak of one small object per cycle is what the allocation
 # traces above catch; these catch bulk leaks (pages, big buffers).
 t_check soak-unreclaimable-slab-growth-under-4mib test "$sunreclaim_growth" -lt 4096
@@ -161,5 +163,6 @@ rel_report soak mode=$REL_MODE cycles=$cycles completed=$done_cycles \
 	fixes=${applicable:-none} slub_debug=$(rel_slub_debug && echo FZPU || echo off) \
 	orphan_sites=$(printf '%s\n' "$orphans" | grep -c '^[a-z].*: ') \
 	sunreclaim_growth_kb=$sunreclaim_growth memavailable_drop_kb=$avail_drop \
+	pcp_kb=$3/$6 \
 	khugepaged_alive=$([ -n "$khp_pid" ] && echo yes || echo no) \
 	workloads_ok=$([ "$work_rc" = 0 ] && echo yes || echo no) $work
