@@ -9,6 +9,7 @@
 #                    (ends with "N passed, N failed")
 #   make bench       full-size benchmarks (figures quoted in docs/)
 #   make soak        full-size reliability suite
+#   make soak-cloud  the whole guest suite on the 7.3 -cloud-amd64 build
 #   make modules     mmfix.ko for every series (build/<series>/mmfix.ko)
 #   make ctl         mmfixctl
 #   make style       checkpatch over the module
@@ -25,7 +26,7 @@ SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all setup ctl tools guest-progs modules test demo bench soak style \
+.PHONY: all setup ctl tools guest-progs modules test demo bench soak soak-cloud style \
 	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
 	install-boot uninstall uninstall-boot deb
 
@@ -68,6 +69,11 @@ bench:
 # docs/reliability.md from what the guests reported (hours under TCG).
 soak: setup tools ctl
 	scripts/reliability $(SERIES)
+
+# The whole guest suite on the -cloud-amd64 build of 7.3 (make test runs
+# a subset of it).
+soak-cloud: setup tools ctl guest-progs
+	tests/vm/run-flavour --full 7.3-cloud
 
 style:
 	scripts/style

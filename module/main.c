@@ -24,6 +24,7 @@
 #include <linux/stringify.h>
 #include <linux/utsname.h>
 #include "mmfix.h"
+#include "../include/mmfix_flavour.h"
 #include "../include/mmfix_verified.h"
 
 #define MMFIX_KERNEL_STR(a, b) " " #a "." #b
@@ -120,17 +121,32 @@ MODULE_PARM_DESC(enable, "Comma-separated fixes to switch on at load, or \"recom
 
 /*
  * The replacement code was written against Debian's amd64 builds of the
- * listed series; anything else is refused before anything is registered.
+ * listed series, of the flavours include/mmfix_flavour.h supports;
+ * anything else is refused before anything is registered.  An
+ * unsupported flavour (-rt) is refused even with allow_unverified=1: the
+ * code is wrong there, not merely unverified.  Tests only:
+ * -DMMFIX_TEST_FLAVOUR=rt-amd64 makes the running kernel's flavour read
+ * as that one.
  */
 static int mmfix_kernel_check(void)
 {
 	const struct new_utsname *uts = init_utsname();
+	const struct mmfix_flavour *f = mmfix_flavour_of(uts->release);
 
-	if (!MMFIX_SUPPORTED ||
-	    !strstr(uts->version, " Debian ") ||
-	    !strstr(uts->release, "-amd64")) {
+#ifdef MMFIX_TEST_FLAVOUR
+	if (f)
+		f = mmfix_flavour_named(__stringify(MMFIX_TEST_FLAVOUR));
+#endif
+
+	if (!MMFIX_SUPPORTED || !f || !strstr(uts->version, " Debian ")) {
 		pr_err("kernel %s (%s) is not supported; supported: Debian amd64%s\n",
 		       uts->release, uts->version, mmfix_supported);
+		return -ENODEV;
+	}
+	if (!f->supported || IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pr_err("kernel %s: flavour %s is not supported (%s)\n",
+		       uts->release, f->suffix,
+		       f->supported ? MMFIX_FLAVOUR_RT_WHY : f->why);
 		return -ENODEV;
 	}
 	return 0;

@@ -23,6 +23,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "mmfixctl.h"
+#include "../include/mmfix_flavour.h"
 #include "../include/mmfix_verified.h"
 
 const char check_help[] =
@@ -431,9 +432,14 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 	print_close_array();
 }
 
-/* "-57-amd64" or "+deb13-amd64": the ABI in digits, then "-amd64". */
+/*
+ * "-57-amd64" or "+deb13-cloud-amd64": the ABI in digits, then a flavour
+ * mmfix supports (include/mmfix_flavour.h, as the module and dkms.conf).
+ */
 static bool debian_amd64_tail(const char *p)
 {
+	const struct mmfix_flavour *f;
+
 	if (!strncmp(p, "+deb", 4))
 		p += 4;
 	else if (*p == '-')
@@ -444,13 +450,16 @@ static bool debian_amd64_tail(const char *p)
 		return false;
 	while (*p >= '0' && *p <= '9')
 		p++;
-	return !strcmp(p, "-amd64");
+	if (*p != '-')
+		return false;
+	f = mmfix_flavour_named(p + 1);
+	return f && f->supported;
 }
 
 /*
  * A Debian amd64 release of a series in MMFIX_KERNEL_LIST, as dkms.conf's
- * BUILD_EXCLUSIVE_KERNEL: MAJOR.MINOR.PATCH, then -ABI-amd64 or
- * +debN-amd64.
+ * BUILD_EXCLUSIVE_KERNEL: MAJOR.MINOR.PATCH, then -ABI-FLAVOUR or
+ * +debN-FLAVOUR of a supported flavour (amd64, cloud-amd64).
  */
 static void kernel_parse(struct kernel *k, const char *release)
 {

@@ -35,19 +35,138 @@ stall_release() {
 }
 
 # within NAME LIMIT_S CMD...: run CMD in the background; PASS NAME if it
-# finished within LIMIT_S (else FAIL; it is left to finish).
-within() {
-	local name=$1 limit=$2 t0
-	shift 2
+# finished within LIMIT_S (else FAIL; it is left to finish, and
+# /tmp/within-NAME then holds its exit status).
+within() { within_status any "$@"; }
+
+# within_ok NAME LIMIT_S CMD...: the same, and CMD must also exit 0.
+within_ok() { within_status 0 "$@"; }
+
+within_status() {
+	local want=$1 name=$2 limit=$3 t0 rc
+	shift 3
 	rm -f "/tmp/within-$name"
 	t0=$(now_cs)
 	("$@" >/dev/null 2>&1; echo $? >"/tmp/within-$name") &
-	if loop_until "$limit" test -e "/tmp/within-$name"; then
-		t_pass "$name"
-		echo "$name: $(( $(now_cs) - t0 )) cs, status $(cat "/tmp/within-$name")"
-	else
+	if ! loop_until "$limit" test -s "/tmp/within-$name"; then
 		t_fail "$name" "not finished after $limit s"
+		return 1
 	fi
+	rc=$(cat "/tmp/within-$name")
+	echo "$name: $(( $(now_cs) - t0 )) cs, status $rc"
+	if [ "$want" != any ] && [ "$rc" != "$want" ]; then
+		t_fail "$name" "finished with status $rc"
+		return 1
+	fi
+	t_pass "$name"
+}
+
+# khugepaged_runs: a khugepaged thread exists and none sleeps in D state
+# (a khugepaged_mutex holder or the thread stopped shows as neither).
+khugepaged_runs() {
+	local p st ok=0
+	[ -n "$(kpids)" ] || { echo "no khugepaged"; return 1; }
+	for p in $(kpids); do
+		st=$(sed 's/.*) \(.\).*/\1/' /proc/$p/stat 2>/dev/null)
+		[ "$st" != D ] || { echo "khugepaged $p in D state"; ok=1; }
+	done
+	return $ok
+}
+
+# Memory onlining and offlining during a stalled transition.  In all four
+# tested builds (6.1.192-3, 6.12.118, 7.2.12, 7.3.4 sources) both
+# online_pages() and offline_pages() (mm/memory_hotplug.c) end, once the
+# block's pages are on or off, with init_per_zone_wmark_min()
+# (mm/page_alloc.c), which calls khugepaged_min_free_kbytes_update()
+# (mm/khugepaged.c), which takes khugepaged_mutex.  Every Debian build has
+# MEMORY_HOTPLUG and MEMORY_HOTREMOVE, so a block of the guest's boot
+# memory (128 MiB, all in ZONE_DMA32 in a 2 GiB guest) can go offline and
+# online again through memoryN/online when nothing unmovable sits in it;
+# no QEMU memory hotplug is needed.
+MEM=/sys/devices/system/memory
+MEM_BLOCK=
+MEM_WHY=
+
+# mem_block_pick: MEM_BLOCK is the highest-numbered of the last four
+# blocks that goes offline and online again now, each within 10 s; when
+# none does, MEM_WHY says why.
+mem_block_pick() {
+	local n b why="no $MEM/memory*/online"
+	MEM_BLOCK= MEM_WHY=
+	for n in $(ls -d $MEM/memory[0-9]* 2>/dev/null | sed 's/.*memory//' |
+		   sort -rn | head -n 4); do
+		b=$MEM/memory$n
+		file_is $b/online 1 || { why="$b is not online"; continue; }
+		if ! timeout -s KILL 10 sh -c "echo 0 >$b/online" 2>/dev/null; then
+			why="offlining $b failed (busy?)"
+			continue
+		fi
+		if ! timeout -s KILL 10 sh -c "echo 1 >$b/online"; then
+			MEM_WHY="onlining $b again failed: $(cat $b/state)"
+			return 1
+		fi
+		MEM_BLOCK=$b
+		echo "memory block $b ($(cat $b/valid_zones)) goes offline and online"
+		return 0
+	done
+	MEM_WHY=$why
+	return 1
+}
+
+# mem_cycle PREFIX: MEM_BLOCK goes offline and online again, each within
+# 5 s with status 0 (PREFIX-memory-offline-within-5s,
+# PREFIX-memory-online-within-5s); online is only tried once offline has
+# finished (a second writer would spin on the device hotplug lock).
+mem_cycle() {
+	if [ -z "$MEM_BLOCK" ]; then
+		t_skip "$1-memory-offline-within-5s" "$MEM_WHY"
+		t_skip "$1-memory-online-within-5s" "$MEM_WHY"
+		return 0
+	fi
+	if within_ok "$1-memory-offline-within-5s" 5 sh -c "echo 0 >$MEM_BLOCK/online"; then
+		within_ok "$1-memory-online-within-5s" 5 sh -c "echo 1 >$MEM_BLOCK/online" ||
+			d_stacks
+	elif [ -e "/tmp/within-$1-memory-offline-within-5s" ]; then
+		t_fail "$1-memory-online-within-5s" "not tried: offlining $MEM_BLOCK failed"
+	else
+		d_stacks
+		t_fail "$1-memory-online-within-5s" "not tried: offlining $MEM_BLOCK still blocked"
+	fi
+}
+
+# d_stacks: the kernel stack of every task in D state, for the log.
+d_stacks() {
+	local p
+	for p in $(grep -l '^State:.*D' /proc/[0-9]*/status 2>/dev/null | cut -d/ -f3); do
+		echo "D state: $p $(cat /proc/$p/comm 2>/dev/null)"
+		sed 's/^/    /' /proc/$p/stack 2>/dev/null
+	done
+}
+
+# mem_restore PREFIX: after the stall, wait (60 s at most) for an
+# offlining mem_cycle left blocked and bring MEM_BLOCK online again.
+mem_restore() {
+	[ -n "$MEM_BLOCK" ] || return 0
+	loop_until 60 test -s "/tmp/within-$1-memory-offline-within-5s"
+	loop_until 60 test ! -e "/tmp/within-$1-memory-online-within-5s" -o \
+		-s "/tmp/within-$1-memory-online-within-5s"
+	file_is $MEM_BLOCK/online 1 ||
+		timeout -s KILL 10 sh -c "echo 1 >$MEM_BLOCK/online" ||
+		t_fail "$1-memory-block-online-again" "$MEM_BLOCK: $(cat $MEM_BLOCK/state)"
+}
+
+# stalled_writes PREFIX: during a stalled transition, writes to THP
+# enabled and defrag and to vm.min_free_kbytes each finish within 1 s,
+# memory goes offline and online (mem_cycle), and khugepaged runs.
+stalled_writes() {
+	local p=$1 min defrag
+	min=$(cat /proc/sys/vm/min_free_kbytes)
+	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/defrag)
+	within $p-thp-enabled-write-within-1s 1 sh -c "echo madvise >$THP/enabled"
+	within $p-thp-defrag-write-within-1s 1 sh -c "echo $defrag >$THP/defrag"
+	within $p-min-free-kbytes-write-within-1s 1 sh -c "echo $min >/proc/sys/vm/min_free_kbytes"
+	mem_cycle $p
+	t_check $p-khugepaged-runs-not-in-d-state loop_until 2 khugepaged_runs
 }
 
 # Settings an admin gave khugepaged: CPU 1, nice 5, cgroup $KCG (when

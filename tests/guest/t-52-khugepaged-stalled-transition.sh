@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# khugepaged_scan during a patch transition stalled 30 s on purpose
-# (uffdstall parks a thread in the kernel's populate_vma_page_range()):
-# writes to THP enabled and defrag and to vm.min_free_kbytes each finish
-# within 1 s, a THP-eligible region still collapses, and khugepaged keeps
-# the CPU, nice value and cgroup its admin gave it; THP set to never
-# during the stall leaves no khugepaged after it; released, the
-# transition completes and the khugepaged THP then starts runs the
-# patched code.  Sourced by /init after lib.sh.
+# khugepaged_scan during patch transitions stalled on purpose (uffdstall
+# parks a thread in the kernel's populate_vma_page_range(), then in
+# mmfix's): while patching is stalled 30 s, writes to THP enabled and
+# defrag and to vm.min_free_kbytes each finish within 1 s, a memory block
+# goes offline and online again within 5 s each (both reach
+# khugepaged_min_free_kbytes_update(), see lib-khugepaged.sh), khugepaged
+# runs and is not in D state, a THP-eligible region still collapses, and
+# khugepaged keeps the CPU, nice value and cgroup its admin gave it; THP
+# set to never during the stall leaves no khugepaged after it; released,
+# the transition completes and the khugepaged THP then starts runs the
+# patched code.  Then the same writes, memory offline/online and
+# khugepaged check while unpatching is stalled, and the unpatch completes
+# once released.  Sourced by /init after lib.sh.
 # fixes: khugepaged_scan
 
 . /tests/lib-khugepaged.sh
@@ -18,6 +23,7 @@ saved="$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled) $(cat $KD/scan_sleep_millisecs
 echo madvise >$THP/enabled
 echo 10 >$KD/scan_sleep_millisecs
 mark=$(kmsg_mark)
+mem_block_pick || t_comment "memory offline/online not tested: $MEM_WHY"
 khugepaged_settings_set || t_fail khugepaged-stalled-settings-set "no khugepaged?"
 
 if ! stall_start st; then
@@ -31,12 +37,8 @@ loop_until 10 test -d "$MMFIX_KLP"
 sleep 2
 t_check khugepaged-stalled-transition-is-stalled file_is "$MMFIX_KLP/transition" 1
 
-step writes during the stall
-min=$(cat /proc/sys/vm/min_free_kbytes)
-defrag=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/defrag)
-within stalled-thp-enabled-write-within-1s 1 sh -c "echo madvise >$THP/enabled"
-within stalled-thp-defrag-write-within-1s 1 sh -c "echo $defrag >$THP/defrag"
-within stalled-min-free-kbytes-write-within-1s 1 sh -c "echo $min >/proc/sys/vm/min_free_kbytes"
+step writes and memory offline/online during the stall
+stalled_writes stalled
 
 step collapse during the stall
 out=$(thpscan -n 1000 -r 4 -t 15)
@@ -53,6 +55,7 @@ step release
 stall_release st
 t_check stalled-transition-completes-after-release \
 	loop_until "$MMFIX_TRANSITION_TIMEOUT" transition_done
+mem_restore stalled
 sleep 1
 t_check stalled-thp-never-leaves-no-khugepaged khugepaged_gone || kpids
 echo madvise >$THP/enabled
@@ -62,6 +65,20 @@ t_check after-stall-khugepaged-runs-patched-code \
 	test -n "$(kpid)" -a "$(ks scans)" -gt "$s0" -a "$(field collapsed "$out")" = 1 ||
 	echo "scans $s0 -> $(ks scans); $out"
 
+step unpatch while a task sleeps in mmfix\'s populate
+if stall_start su; then
+	echo 0 >"$MMFIX_KLP/enabled"
+	sleep 1
+	t_check stalled-unpatch-is-stalled file_is "$MMFIX_KLP/transition" 1
+	stalled_writes stalled-unpatch
+	step release
+	stall_release su
+	t_check stalled-unpatch-completes-after-release loop_until \
+		"$MMFIX_TRANSITION_TIMEOUT" test ! -d "$MMFIX_KLP"
+	mem_restore stalled-unpatch
+else
+	t_fail stalled-unpatch-stalls "uffdstall: $(cat /tmp/stall-su.out)"
+fi
 mmfix_unload || t_fail khugepaged-stalled-unload "$MMFIX_ERR"
 khugepaged_settings_reset
 t_check khugepaged-stalled-transition-kernel-log-clean dmesg_clean_since "$mark"

@@ -57,18 +57,18 @@ t_check stats-off-mmap-lock-only sh -c \
 	'mmfixctl stats off mmap_lock | grep -qx "mmap_lock (mmap_lock statistics) off"'
 t_check stats-off-mmap-lock-moves-its-file-only switches 1 0 1
 t_check status-lock-stats-line-mmap-off \
-	status_line 'lock stats:     on (lru_lock on, mmap_lock off)'
+	status_line 'lock stats:     on (lru_lock on, mmap_lock off, hold times off)'
 t_check status-json-lock-stats sh -c \
-	'mmfixctl -j status | grep -qF "\"stats\":{\"enabled\":true,\"lru_lock\":true,\"mmap_lock\":false}"'
+	'mmfixctl -j status | grep -qF "\"stats\":{\"enabled\":true,\"lru_lock\":true,\"mmap_lock\":false,\"hold_time\":false}"'
 t_check stats-off-lru-lock sh -c 'mmfixctl stats off lru_lock >/dev/null'
 t_check stats-off-lru-lock-moves-its-file switches 0 0 0
 t_check status-lock-stats-line-all-off \
-	status_line 'lock stats:     off (lru_lock off, mmap_lock off)'
+	status_line 'lock stats:     off (lru_lock off, mmap_lock off, hold times off)'
 t_check stats-on-mmap-lock sh -c 'mmfixctl stats on mmap_lock >/dev/null'
 t_check stats-on-mmap-lock-moves-its-file-only switches 0 1 1
 t_check stats-on-lru-lock sh -c 'mmfixctl stats on lru_lock >/dev/null'
 t_check status-lock-stats-line-both-on \
-	status_line 'lock stats:     on (lru_lock on, mmap_lock on)'
+	status_line 'lock stats:     on (lru_lock on, mmap_lock on, hold times off)'
 
 ### watch: reset, stats off, stats on, reload ##################################
 
