@@ -227,11 +227,9 @@ rel_khugepaged_pid() {
 # (6.1: 26 MiB, then 21 MiB, in one soak), so a drop is judged on
 # MemAvailable + PCP (amd64: 4 kB pages).
 rel_meminfo() {
-	local pcp
-	pcp=$(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinfo)
-	awk -v pcp="$pcp" -v kb=4 '
+	awk '$1 == "count:" { n += $2 }
 		$1 == "SUnreclaim:" { s = $2 } $1 == "MemAvailable:" { a = $2 }
-		END { print s, a, pcp * kb }' /proc/meminfo
+		END { print s, a, n * 4 }' /proc/zoneinfo /proc/meminfo
 }
 
 # Slab objects still allocated whose allocation stack holds an address in
