@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154
+# Sourced by bench/*/run after they set $series and cd to the top.
+#
+# bench_boot NAME LOG RUN-SUITE-ARGS...: build the guest programs and
+# mmfix.ko for $series, boot it with run-suite (one hour at most, the
+# full sizes take that long under TCG) and the given arguments, print
+# its result lines, then write build/bench/NAME-$series.tsv from the
+# BENCH rows of the guest's output LOG.  Fails if the boot failed.
+bench_boot() {
+	local name=$1 log=$2 tsv
+	shift 2
+	tsv=build/bench/$name-$series.tsv
+	mkdir -p build/bench
+	tests/guest/build-progs build/guest-progs
+	scripts/build-module "$series" >/dev/null
+	tests/vm/run-suite --timeout 3600 "$@" "$series" |
+		grep -E '^(PASS|FAIL|SKIP)'
+	printf 'metric\tconfig\tstate\trep\tvalue\n' >"$tsv"
+	sed -n 's/^BENCH //p' "$log" >>"$tsv"
+}
+
+# bench_summary LOG: the SUMMARY rows (medians) with their header.
+bench_summary() {
+	printf 'metric\tconfig\toff\ton\ton/off\n'
+	sed -n 's/^SUMMARY //p' "$1"
+}
+
+# bench_pairs LOG: the PAIRS rows (per-repetition ratios) with their header.
+bench_pairs() {
+	printf 'metric\tconfig\tn\tmedian\tmin\tmax\t(on/off per repetition)\n'
+	sed -n 's/^PAIRS //p' "$1"
+}
