@@ -39,6 +39,14 @@ rel_require() {
 # rel_size CI FULL: the size for this run.
 rel_size() { [ "$REL_MODE" = full ] && echo "$2" || echo "$1"; }
 
+# rel_hooks: every kprobe, ftrace hook and livepatch registered, to
+# compare before and after a load that must leave nothing behind.
+rel_hooks() {
+	cat /sys/kernel/debug/kprobes/list 2>/dev/null
+	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
+	ls /sys/kernel/livepatch 2>/dev/null
+}
+
 # rel_report TEST KEY=VALUE...: one line for the reliability report, as
 # a comment on the results port ("# REL <series> <test> key=value...").
 rel_report() { t_comment "REL $SERIES $*"; }

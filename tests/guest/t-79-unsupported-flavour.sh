@@ -12,19 +12,13 @@
 
 KO_RT=/lib/mmfix/mmfix-rt.ko
 
-hooks() {
-	cat /sys/kernel/debug/kprobes/list 2>/dev/null
-	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
-	ls /sys/kernel/livepatch 2>/dev/null
-}
-
 t_begin unsupported-flavour
 rel_require unsupported-flavour || return 0
 if [ ! -f "$KO_RT" ]; then
 	t_skip unsupported-flavour "no $KO_RT in this initrd (tests/vm/run-flavour builds it)"
 	return 0
 fi
-hooks0=$(hooks)
+hooks0=$(rel_hooks)
 mark=$(kmsg_mark rt-flavour)
 out=$(finit "$KO_RT" allow_unverified=1 2>&1); rc=$?
 echo "finit: exit $rc: $out"
@@ -44,6 +38,6 @@ t_check rt-flavour-line-names-release-flavour-and-why grep -qF \
 	"mmfix: kernel $(uname -r): flavour rt-amd64 is not supported (PREEMPT_RT: no transparent hugepages" /tmp/rt-flavour.msgs
 t_check rt-flavour-load-leaves-nothing \
 	test ! -e /sys/module/mmfix -a ! -e "$MMFIX_SYS" -a ! -e "$MMFIX_KLP"
-t_check rt-flavour-load-leaves-no-probe-or-hook test "$hooks0" = "$(hooks)"
+t_check rt-flavour-load-leaves-no-probe-or-hook test "$hooks0" = "$(rel_hooks)"
 dmesg_clean_since "$mark" && t_pass rt-flavour-kernel-log-clean ||
 	t_fail rt-flavour-kernel-log-clean "see .out"

@@ -9,16 +9,6 @@
 . /tests/lib-reliability.sh
 
 KO_UNSUP=/lib/mmfix/mmfix-unsupported.ko
-KPLIST=/sys/kernel/debug/kprobes/list
-FTRACE_FUNCS=/sys/kernel/tracing/enabled_functions
-
-# Probes and hooks anything registered, to compare before/after.
-hooks() {
-	cat "$KPLIST" 2>/dev/null
-	cat "$FTRACE_FUNCS" 2>/dev/null
-	ls /sys/kernel/livepatch 2>/dev/null
-}
-
 t_begin unsupported-kernel
 rel_require unsupported-kernel || return 0
 if [ ! -f "$KO_UNSUP" ]; then
@@ -32,7 +22,7 @@ if [ -f "$MMFIX_KO" ]; then	# (so that the check above can fail)
 		"strings -a $MMFIX_KO | grep -qx populate_vma_page_range"
 fi
 
-hooks0=$(hooks)
+hooks0=$(rel_hooks)
 mark=$(kmsg_mark unsupported)
 # one finit_module() call: busybox insmod would retry with init_module()
 out=$(finit "$KO_UNSUP" 2>&1); rc=$?
@@ -55,7 +45,7 @@ t_check unsupported-line-names-running-kernel-and-supported-list sh -c "
 	grep -q 'is not supported; supported: Debian amd64 6.1 6.12 7.2 7.3\$' /tmp/unsupported.msgs"
 t_check unsupported-load-leaves-nothing \
 	test ! -e /sys/module/mmfix -a ! -e "$MMFIX_SYS" -a ! -e "$MMFIX_KLP"
-hooks1=$(hooks)
+hooks1=$(rel_hooks)
 t_check unsupported-load-leaves-no-probe-or-hook test "$hooks0" = "$hooks1"
 if command -v mmfixctl >/dev/null; then
 	# a state that is not loaded (5 load-refused, 6 not-loaded, 7
