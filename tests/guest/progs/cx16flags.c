@@ -25,7 +25,6 @@
  *   cx16=1 flags=0xF wrong       wrong flags: exit 1
  */
 #include <cpuid.h>
-#include <stdint.h>
 #include <stdio.h>
 
 int main(void)
