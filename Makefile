@@ -48,11 +48,16 @@ modules: setup tools
 	@for s in $(SERIES); do scripts/build-module $$s || exit 1; done
 
 # Build against KDIR (e.g. the running kernel), as DKMS does.
+# Both names: mmfix, and mmfix_alt for upgrades (module/upgrade.c).
 module-local: tools
-	$(MAKE) -C $(KDIR) M=$(CURDIR) KBUILD_MODPOST_WARN=1 modules
-	tools/klp/klp-convert --syms module/klp-symbols \
-		--symvers $(KDIR)/Module.symvers mmfix.ko
-	tools/klp/klp-check --symvers $(KDIR)/Module.symvers mmfix.ko
+	@for m in mmfix mmfix_alt; do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) KBUILD_MODPOST_WARN=1 \
+			MMFIX_MODULE=$$m modules && \
+		tools/klp/klp-convert --syms module/klp-symbols \
+			--symvers $(KDIR)/Module.symvers $$m.ko && \
+		tools/klp/klp-check --symvers $(KDIR)/Module.symvers $$m.ko || \
+		exit 1; \
+	done
 
 test:
 	tests/run-all $(SERIES)

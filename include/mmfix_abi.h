@@ -14,6 +14,12 @@
 /* sysfs roots, relative to the sysfs mount point (/sys) */
 #define MMFIX_SYSFS_DIR		"kernel/mmfix"
 #define MMFIX_KLP_SYSFS_DIR	"kernel/livepatch/mmfix"
+/*
+ * The module's two names: an upgrade loads the one that is not loaded
+ * (upgrade=1); MMFIX_SYSFS_DIR "/module" says which one made the tree.
+ */
+#define MMFIX_ALT_NAME		"mmfix_alt"
+#define MMFIX_KLP_SYSFS_ROOT	"kernel/livepatch"
 
 /*
  * Fix identifiers, in the order they appear in sysfs listings and in

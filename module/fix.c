@@ -97,8 +97,9 @@ int mmfix_fix_switch(struct mmfix_fix *fix, bool on)
 	int ret = -EBUSY;
 
 	mutex_lock(&mmfix_switch_mutex);
+	/* -EBUSY too while an upgrade replaces this module (upgrade.c) */
 	if (mmfix_patch_live())
-		ret = mmfix_fix_set_enabled(fix, on);
+		ret = mmfix_handover_switch(fix, on);
 	mutex_unlock(&mmfix_switch_mutex);
 	return ret;
 }
@@ -201,6 +202,9 @@ static int mmfix_fixes_pre_patch(struct klp_object *obj)
 	unsigned int i;
 	int ret;
 
+	ret = mmfix_handover_pre_patch();
+	if (ret)
+		return ret;
 	WRITE_ONCE(mmfix_patch_in_transition, true);
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		fix = mmfix_fixes[i];
@@ -233,6 +237,10 @@ static void mmfix_fixes_post_patch(struct klp_object *obj)
 	/* the patch is fully enabled, also at the end of a reversed disable */
 	WRITE_ONCE(mmfix_patch_unpatching, false);
 	WRITE_ONCE(mmfix_patch_in_transition, false);
+	if (mmfix_upgrading())
+		mmfix_handover_take_over();
+	else
+		mmfix_handover_live(true);
 }
 
 static void mmfix_fixes_pre_unpatch(struct klp_object *obj)
@@ -244,6 +252,7 @@ static void mmfix_fixes_pre_unpatch(struct klp_object *obj)
 	WRITE_ONCE(mmfix_patch_unpatching, true);
 	WRITE_ONCE(mmfix_patch_in_transition, true);
 	mutex_unlock(&mmfix_switch_mutex);
+	mmfix_handover_live(false);
 	for (i = 0; i < MMFIX_NR_FIXES; i++)
 		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->pre_unpatch)
 			mmfix_fixes[i]->pre_unpatch(mmfix_fixes[i]);
@@ -257,6 +266,8 @@ static void mmfix_fixes_post_unpatch(struct klp_object *obj)
 		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_unpatch)
 			mmfix_fixes[i]->post_unpatch(mmfix_fixes[i]);
 	WRITE_ONCE(mmfix_patch_in_transition, false);
+	/* a failed or reversed upgrade: the loaded mmfix stays */
+	mmfix_handover_thaw();
 }
 
 const struct klp_callbacks mmfix_fixes_klp_callbacks = {

@@ -1087,11 +1087,16 @@ static void ks_pre_unpatch(struct mmfix_fix *fix)
 	ks_watch_start();
 }
 
-/* Also after a failed or reversed patching: the kernel's code runs again. */
+/*
+ * Also after a failed or reversed patching: the kernel's code runs again,
+ * or, after a reversed upgrade, the replaced mmfix's, whose cursors these
+ * are (it kept them on, and its __khugepaged_exit() frees them).
+ */
 static void ks_post_unpatch(struct mmfix_fix *fix)
 {
 	ks_watch_stop();
-	ks_cursors_disable();
+	if (!mmfix_upgrading())
+		ks_cursors_disable();
 }
 
 static struct klp_func mmfix_khugepaged_scan_funcs[] = {

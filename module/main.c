@@ -257,39 +257,52 @@ static int __init mmfix_init(void)
 	if (ret)
 		goto err_fixes;
 
-	ret = mmfix_sysfs_init();
+	/*
+	 * upgrade=1 takes the switch states of the loaded mmfix, and its
+	 * /sys/kernel/mmfix once the transition has ended (upgrade.c).
+	 */
+	ret = mmfix_handover_init(mmfix_enable_mask || mmfix_enable_recommended);
 	if (ret)
-		goto err_sysfs;
+		goto err_handover;
 
-	ret = mmfix_stats_init();
-	if (ret)
-		goto err_stats;
+	if (!mmfix_upgrading()) {
+		ret = mmfix_sysfs_init();
+		if (ret)
+			goto err_sysfs;
+		ret = mmfix_stats_init();
+		if (ret)
+			goto err_sysfs;
+	}
 
 	mmfix_objs[0].funcs = mmfix_fixes_klp_funcs();
 	mmfix_objs[0].callbacks = mmfix_fixes_klp_callbacks;
+	mmfix_patch.replace = mmfix_upgrading();
 	ret = klp_enable_patch(&mmfix_patch);
 	if (ret) {
 		pr_err("livepatch registration failed (%d); nothing was patched\n", ret);
-		goto err_patch;
+		goto err_sysfs;
 	}
-	pr_info("%s loaded on %s (%s build)\n", MMFIX_VERSION,
-		init_utsname()->release, mmfix_verified ? "verified" : "unverified");
+	pr_info("%s loaded on %s (%s build)%s\n", MMFIX_MODULE_VERSION,
+		init_utsname()->release, mmfix_verified ? "verified" : "unverified",
+		mmfix_upgrading() ? ", upgrading" : "");
 	return 0;
 
-err_patch:
-	mmfix_stats_uninit();
-err_stats:
-	mmfix_sysfs_uninit();
 err_sysfs:
+	mmfix_stats_uninit();
+	mmfix_sysfs_uninit();
+	mmfix_handover_uninit();
+err_handover:
 	mmfix_fixes_uninit();
 err_fixes:
 	return ret;
 }
 
+/* Also after an upgrade replaced this module: then most is gone already. */
 static void __exit mmfix_exit(void)
 {
 	mmfix_stats_uninit();
 	mmfix_sysfs_uninit();
+	mmfix_handover_uninit();
 	mmfix_fixes_uninit();
 }
 
@@ -297,5 +310,5 @@ module_init(mmfix_init);
 module_exit(mmfix_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Livepatch with memory-management scalability fixes");
-MODULE_VERSION(MMFIX_VERSION);
+MODULE_VERSION(MMFIX_MODULE_VERSION);
 MODULE_INFO(livepatch, "Y");

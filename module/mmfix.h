@@ -11,6 +11,16 @@
 #include <linux/types.h>
 #include "../include/mmfix_abi.h"
 
+/*
+ * The version the module reports; tests only (-DMMFIX_TEST_NEXT_VERSION):
+ * a newer build to upgrade to (tests/guest/t-68-upgrade.sh).
+ */
+#ifdef MMFIX_TEST_NEXT_VERSION
+# define MMFIX_MODULE_VERSION	MMFIX_VERSION "+next"
+#else
+# define MMFIX_MODULE_VERSION	MMFIX_VERSION
+#endif
+
 /* Most klp_funcs one fix may register. */
 #define MMFIX_FIX_MAX_FUNCS	4
 
@@ -51,17 +61,27 @@ struct mmfix_fix {
 /* main.c: the livepatch itself; fix.c: set by its klp callbacks. */
 extern struct klp_patch mmfix_patch;
 extern bool mmfix_patch_unpatching;
+/*
+ * upgrade.c: from load until the end of the transition of an upgrade.
+ * The livepatch core lets tasks switch to a new patch before it sets
+ * the patch's enabled flag; an upgrade's fixes must be live for them,
+ * as the replaced module's are, and stay so while a reversed upgrade
+ * goes back to that module.
+ */
+extern bool mmfix_patch_upgrading;
 
 /*
- * True while the fixes may take effect: the patch is enabled and no
- * disable has begun since it was last fully enabled.  From the
+ * True while the fixes may take effect: the patch is enabled (or being
+ * enabled by an upgrade) and no disable has begun since it was last
+ * fully enabled.  From the
  * pre_unpatch callback of a disable (or from the moment a loading
  * transition is reversed) every fix behaves as if switched off, and its
  * switch reads 0 and refuses writes (EBUSY).
  */
 static inline bool mmfix_patch_live(void)
 {
-	return READ_ONCE(mmfix_patch.enabled) &&
+	return (READ_ONCE(mmfix_patch.enabled) ||
+		READ_ONCE(mmfix_patch_upgrading)) &&
 	       !READ_ONCE(mmfix_patch_unpatching);
 }
 
@@ -126,5 +146,18 @@ struct kobject *mmfix_sysfs_root(void);
 /* stats.c: /sys/kernel/mmfix/stats and the lock probes behind it */
 int mmfix_stats_init(void);
 void mmfix_stats_uninit(void);
+void mmfix_stats_handover_out(char *buf, size_t size);
+void mmfix_stats_handover_in(const char *names);
+
+/* upgrade.c: replacing a loaded mmfix with this build (upgrade=1) */
+int mmfix_handover_init(bool enable_given);
+void mmfix_handover_uninit(void);
+bool mmfix_upgrading(void);
+bool mmfix_handover_owner(void);
+int mmfix_handover_switch(struct mmfix_fix *fix, bool on);
+void mmfix_handover_live(bool live);
+int mmfix_handover_pre_patch(void);
+void mmfix_handover_thaw(void);
+void mmfix_handover_take_over(void);
 
 #endif /* MMFIX_H */

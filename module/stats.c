@@ -988,7 +988,9 @@ err_sysfs:
 	mmfix_stats_sysfs_uninit();
 err_free:
 	free_percpu(mmfix_stats_node_pcpu);
+	mmfix_stats_node_pcpu = NULL;
 	free_percpu(mmfix_stats_pcpu);
+	mmfix_stats_pcpu = NULL;
 	return ret;
 }
 
@@ -1000,5 +1002,52 @@ void mmfix_stats_uninit(void)
 	cancel_delayed_work_sync(&mmfix_stats_unhook_work);
 	mmfix_stats_unhook(NULL);
 	free_percpu(mmfix_stats_node_pcpu);
+	mmfix_stats_node_pcpu = NULL;
 	free_percpu(mmfix_stats_pcpu);
+	mmfix_stats_pcpu = NULL;
+}
+
+/* The lock directories of the switches (MMFIX_STATS_SWITCH_LIST). */
+static const char *const mmfix_stats_src_names[MMFIX_STATS_NR_SRC] = {
+	[MMFIX_STATS_SRC_LRU]	= "lru_lock",
+	[MMFIX_STATS_SRC_MMAP]	= "mmap_lock",
+};
+
+/*
+ * An upgrade (upgrade.c): the switches that are on, as names ("lru_lock",
+ * "mmap_lock", "hold_time"), for the module taking over, and setting
+ * them in that module.  The counts themselves start from zero there.
+ */
+void mmfix_stats_handover_out(char *buf, size_t size)
+{
+	unsigned int src;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	mutex_lock(&mmfix_stats_mutex);
+	for (src = 0; src < MMFIX_STATS_NR_SRC; src++)
+		if (mmfix_stats_on[src])
+			n += scnprintf(buf + n, size - n, "%s ",
+				       mmfix_stats_src_names[src]);
+	if (mmfix_stats_hold_time)
+		n += scnprintf(buf + n, size - n, "hold_time");
+	mutex_unlock(&mmfix_stats_mutex);
+}
+
+void mmfix_stats_handover_in(const char *names)
+{
+	unsigned long srcs = 0;
+	unsigned int src;
+	int ret = 0;
+
+	for (src = 0; src < MMFIX_STATS_NR_SRC; src++)
+		if (strstr(names, mmfix_stats_src_names[src]))
+			srcs |= BIT(src);
+	if (strstr(names, "hold_time"))
+		ret = mmfix_stats_set_hold(true);
+	if (!ret && srcs)
+		ret = mmfix_stats_set(srcs, true);
+	if (ret)
+		pr_warn("upgrade: lock statistics (%s) could not be switched on again (%d)\n",
+			names, ret);
 }

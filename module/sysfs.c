@@ -5,6 +5,7 @@
  * (docs/ABI/testing/sysfs-kernel-mmfix).
  */
 #include <linux/kobject.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include "mmfix.h"
@@ -33,7 +34,7 @@ static struct mmfix_fix *mmfix_fix_of(struct kobject *kobj)
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%s\n", MMFIX_VERSION);
+	return sysfs_emit(buf, "%s\n", MMFIX_MODULE_VERSION);
 }
 
 static ssize_t kernel_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -55,13 +56,22 @@ static ssize_t build_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  mmfix_build_verified() ? "verified" : "unverified");
 }
 
+/* The module that made this tree: mmfix, or mmfix_alt after an upgrade. */
+static ssize_t module_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", module_name(THIS_MODULE));
+}
+
 static struct kobj_attribute mmfix_version_attr = __ATTR_RO(version);
+static struct kobj_attribute mmfix_module_attr = __ATTR_RO(module);
 static struct kobj_attribute mmfix_kernel_attr = __ATTR_RO(kernel);
 static struct kobj_attribute mmfix_patch_attr = __ATTR_RO(patch);
 static struct kobj_attribute mmfix_build_attr = __ATTR_RO(build);
 
 static struct attribute *mmfix_top_attrs[] = {
 	&mmfix_version_attr.attr,
+	&mmfix_module_attr.attr,
 	&mmfix_kernel_attr.attr,
 	&mmfix_patch_attr.attr,
 	&mmfix_build_attr.attr,
