@@ -46,7 +46,7 @@ static bool livepatch_disabled(void)
 
 	if (sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/patch"))
 		return !strcmp(buf, "disabled");
-	return sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1;
+	return sysfs_attr_bool("%s/enabled", klp_dir()) != 1;
 }
 
 static int lp_disabled(const char *cmd, const char *fix)

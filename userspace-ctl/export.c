@@ -139,8 +139,8 @@ static void prom_module(struct prom *p)
 		    "release", uts.release,
 		    "build", sysfs_attr_str(build, sizeof(build), MMFIX_SYSFS_DIR "/build"),
 		    NULL);
-	en = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled");
-	tr = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");
+	en = sysfs_attr_bool("%s/enabled", klp_dir());
+	tr = sysfs_attr_bool("%s/transition", klp_dir());
 	pt = sysfs_attr_str(patch, sizeof(patch), MMFIX_SYSFS_DIR "/patch");
 	if (pt)
 		en = !strcmp(pt, "enabled") || !strcmp(pt, "transition");

@@ -172,6 +172,8 @@ int sysfs_attr_bool(const char *fmt, ...)
 int parse_u64(const char *s, uint64_t *val);
 
 bool mmfix_loaded(void);
+const char *mmfix_module(void);
+const char *klp_dir(void);
 bool fix_name_valid(const char *name);
 
 struct fix_list {
@@ -284,6 +286,7 @@ int do_status(int argc, char **argv);
 int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_unload(int argc, char **argv);
+int do_upgrade(int argc, char **argv);
 int do_transition(int argc, char **argv);
 int do_check(int argc, char **argv);
 int do_stats(int argc, char **argv);
@@ -295,6 +298,7 @@ extern const char status_help[];
 extern const char enable_help[];
 extern const char disable_help[];
 extern const char unload_help[];
+extern const char upgrade_help[];
 extern const char transition_help[];
 extern const char check_help[];
 extern const char stats_help[];

@@ -224,6 +224,27 @@ bool sysfs_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * The module that made /sys/kernel/mmfix: mmfix, or mmfix_alt after an
+ * upgrade (its "module" file; mmfix when it has none).
+ */
+const char *mmfix_module(void)
+{
+	char buf[32];
+	const char *s = sysfs_attr_str(buf, sizeof(buf), "%s",
+				       MMFIX_SYSFS_DIR "/module");
+
+	return s && !strcmp(s, MMFIX_ALT_NAME) ? MMFIX_ALT_NAME : MMFIX_NAME;
+}
+
+/* Its livepatch directory, relative to the sysfs root. */
+const char *klp_dir(void)
+{
+	return strcmp(mmfix_module(), MMFIX_NAME) ?
+	       MMFIX_KLP_SYSFS_ROOT "/" MMFIX_ALT_NAME :
+	       MMFIX_KLP_SYSFS_ROOT "/" MMFIX_NAME;
+}
+
 bool mmfix_loaded(void)
 {
 	char path[PATH_MAX];

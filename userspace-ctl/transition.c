@@ -64,7 +64,7 @@ void sleep_ms(unsigned int ms)
 
 int klp_transition_target(void)
 {
-	if (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition") != 1)
+	if (sysfs_attr_bool("%s/transition", klp_dir()) != 1)
 		return -1;
 	/*
 	 * enabled reads the target, except for a moment at the start: the
@@ -73,7 +73,7 @@ int klp_transition_target(void)
 	 * sees the old value.  Once that write has returned (unload and
 	 * revert read after their own writes) it is the target.
 	 */
-	return sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") == 1;
+	return sysfs_attr_bool("%s/enabled", klp_dir()) == 1;
 }
 
 int klp_wait_idle(uint64_t deadline)
@@ -91,7 +91,7 @@ int klp_revert(int target)
 	char path[PATH_MAX];
 	int ret;
 
-	ret = sysfs_path(path, sizeof(path), MMFIX_KLP_SYSFS_DIR "/enabled");
+	ret = sysfs_path(path, sizeof(path), "%s/enabled", klp_dir());
 	if (!ret)
 		ret = sysfs_write(path, target ? "0\n" : "1\n");
 	if (ret)
@@ -253,7 +253,7 @@ static int do_signal(void)
 	char path[PATH_MAX];
 	int ret;
 
-	ret = sysfs_path(path, sizeof(path), MMFIX_KLP_SYSFS_DIR "/signal");
+	ret = sysfs_path(path, sizeof(path), "%s/signal", klp_dir());
 	if (!ret && access(path, F_OK) == 0) {
 		ret = sysfs_write(path, "1\n");
 		if (ret) {
@@ -265,7 +265,8 @@ static int do_signal(void)
 		return 0;
 	}
 	print_bool("signalled", NULL, 0);
-	p_note("this kernel has no /sys/" MMFIX_KLP_SYSFS_DIR "/signal: it sends the remaining tasks a fake signal itself every 15 s, which wakes only interruptible sleeps (state S); a task in state D wakes when what it waits for happens, or can be killed (kill -KILL PID)");
+	p_note("this kernel has no /sys/%s/signal: it sends the remaining tasks a fake signal itself every 15 s, which wakes only interruptible sleeps (state S); a task in state D wakes when what it waits for happens, or can be killed (kill -KILL PID)",
+	       klp_dir());
 	return 0;
 }
 

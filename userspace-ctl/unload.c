@@ -45,6 +45,7 @@ const char unload_help[] =
 	"  --timeout SECONDS  how long to wait in all, 1 to 86400\n";
 
 struct unload_ctx {
+	const char *mod;	/* mmfix or mmfix_alt (MMFIX_SYSFS_DIR/module) */
 	uint64_t start;
 	uint64_t deadline;
 	unsigned int timeout;
@@ -77,7 +78,7 @@ static bool klp_dir_exists(void)
 {
 	char path[PATH_MAX];
 
-	return !sysfs_path(path, sizeof(path), MMFIX_KLP_SYSFS_DIR) &&
+	return !sysfs_path(path, sizeof(path), "%s", klp_dir()) &&
 	       sysfs_is_dir(path);
 }
 
@@ -87,14 +88,14 @@ static int klp_disable(void)
 	char path[PATH_MAX];
 	int ret;
 
-	if (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1)
+	if (sysfs_attr_bool("%s/enabled", klp_dir()) != 1)
 		return 0;	/* disabled, or already gone */
-	ret = sysfs_path(path, sizeof(path), MMFIX_KLP_SYSFS_DIR "/enabled");
+	ret = sysfs_path(path, sizeof(path), "%s/enabled", klp_dir());
 	if (!ret)
 		ret = sysfs_write(path, "0\n");
 	/* EINVAL: someone else disabled it in between. */
 	if (ret == -EINVAL &&
-	    sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled") != 1)
+	    sysfs_attr_bool("%s/enabled", klp_dir()) != 1)
 		ret = 0;
 	if (ret) {
 		p_err("cannot disable the livepatch: write %s: %s", path,
@@ -190,8 +191,8 @@ static int wait_klp_gone(struct unload_ctx *ctx)
 {
 	while (klp_dir_exists()) {
 		if (now_ms() >= ctx->deadline) {
-			p_err("timed out after %u s waiting for /sys/" MMFIX_KLP_SYSFS_DIR " to go away; the module is still loaded (run '" BIN_NAME " unload' again)",
-			      ctx->timeout);
+			p_err("timed out after %u s waiting for /sys/%s to go away; the module is still loaded (run '" BIN_NAME " unload' again)",
+			      ctx->timeout, klp_dir());
 			return EXIT_RUNTIME;
 		}
 		sleep_ms(POLL_MS);
@@ -204,7 +205,7 @@ static int module_delete(struct unload_ctx *ctx)
 	int err;
 
 	for (;;) {
-		if (syscall(SYS_delete_module, MMFIX_NAME, O_NONBLOCK) == 0)
+		if (syscall(SYS_delete_module, ctx->mod, O_NONBLOCK) == 0)
 			return 0;
 		err = errno;
 		if (err == ENOENT)	/* gone already */
@@ -213,7 +214,7 @@ static int module_delete(struct unload_ctx *ctx)
 			break;
 		sleep_ms(POLL_MS);
 	}
-	p_err("cannot remove module " MMFIX_NAME ": %s%s", strerror(err),
+	p_err("cannot remove module %s: %s%s", ctx->mod, strerror(err),
 	      err == EAGAIN || err == EBUSY ? " (still in use; timed out)" : "");
 	return EXIT_RUNTIME;
 }
@@ -270,7 +271,7 @@ static const char *const removal_json[] = {
 static const char *const removal_text[] = {
 	[REMOVE_MODULE] = "",
 	[REMOVE_FAKE_TREE] = " (MMFIXCTL_FAKE_DELETE: removed the fake tree instead of calling delete_module)",
-	[REMOVE_NOTHING] = " (--root is not a sysfs mount: would call delete_module(\"" MMFIX_NAME "\"))",
+	[REMOVE_NOTHING] = " (--root is not a sysfs mount: would call delete_module(\"%s\"))",
 };
 
 int do_unload(int argc, char **argv)
@@ -297,6 +298,7 @@ int do_unload(int argc, char **argv)
 		p_err("mmfix module is not loaded");
 		return EXIT_RUNTIME;
 	}
+	ctx.mod = mmfix_module();
 
 	catch_signals();
 	ctx.start = now_ms();
@@ -325,7 +327,9 @@ int do_unload(int argc, char **argv)
 			 "unloaded", "not removed", "-");
 	print_u64("waited_ms", " after %s ms", &waited);
 	print_string("removal", NULL, removal_json[how]);
-	print_text("%s\n", removal_text[how]);
+	/* a format: "%s" in the REMOVE_NOTHING text is the module's name */
+	print_text(removal_text[how], ctx.mod);
+	print_text("\n");
 	print_close_object();
 	return EXIT_OK;
 }
