@@ -12,7 +12,8 @@
 #     /sys/kernel/mmfix (module file says which module made it); A is
 #     removed; khugepaged runs B's code (B restarted it).
 #   back again to A's build, then refusals: a second mmfix loaded without
-#     upgrade=1, the loaded name as target; and a stalled upgrade: A's
+#     upgrade=1, the loaded name as target, upgrade=1 with nothing loaded
+#     (or not a bool); and a stalled upgrade: A's
 #     switches refuse writes meanwhile; it times out and is reversed, A
 #     unchanged and its switches writable again.
 # fixes: populate_drain khugepaged_scan
@@ -148,6 +149,11 @@ echo "$tr_on" >"$TR/tracing_on"
 echo 0 >/sys/kernel/mmfix/stats/lru_lock/enabled
 ctl unload unload
 t_check upgrade-then-unload sh -c "test $CTL_RC = 0 && ! test -d /sys/kernel/mmfix"
+# upgrade=1 with no mmfix loaded, or not a bool: refused, nothing left
+t_check upgrade-param-without-loaded-mmfix-refused sh -c "! insmod $KO_NEXT upgrade=1 2>/dev/null &&
+	! insmod $KO_NEXT upgrade=maybe 2>/dev/null &&
+	! test -d /sys/module/mmfix_alt && ! test -d /sys/kernel/mmfix &&
+	! test -d /sys/kernel/livepatch/mmfix_alt"
 # the handover went with the last module: a plain load works again
 t_check load-after-upgrades sh -c "mmfix_load && mmfix_unload"
 t_check upgrade-dmesg-clean dmesg_clean_since "$mark"

@@ -61,10 +61,11 @@ fi
 
 # Module parameters: every one the module lists (its .modinfo "parm="
 # strings; busybox modinfo wants a modules.dep) must be known here:
-# enable= is fuzzed below, the bool allow_unverified is t-79's.
+# enable= is fuzzed below, the bool allow_unverified is t-79's, the bool
+# upgrade t-68's.
 params=$(strings -a "$MMFIX_KO" | sed -n 's/^parm=\([^:]*\):.*/\1/p' | sort -u | paste -sd' ' -)
 echo "module parameters: $params"
-t_check fuzz-module-parameters-are-known test "$params" = "allow_unverified enable"
+t_check fuzz-module-parameters-are-known test "$params" = "allow_unverified enable upgrade"
 sysfuzz param -n "$loads" -s "$seed" -k "$MMFIX_KO" -f "$fixes" -a "$applicable" \
 	>/tmp/fuzz-param.out 2>&1
 param_rc=$?
