@@ -347,7 +347,8 @@ void mmfix_handover_thaw(void)
 		mmfix_ho_unlock(ho);
 	}
 	mmfix_ho_set_state(HO_NONE);
-	pr_info("upgrade: %s stays in place\n", module_name(THIS_MODULE));
+	pr_info("upgrade not done: %s stays in place, this module can be removed\n",
+		mmfix_ho_from);
 }
 
 static void mmfix_ho_add_counters(const struct mmfix_handover_counter *c,
