@@ -286,6 +286,7 @@ int do_status(int argc, char **argv);
 int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_unload(int argc, char **argv);
+int module_delete(const char *mod, uint64_t deadline);
 int do_upgrade(int argc, char **argv);
 int do_transition(int argc, char **argv);
 int do_check(int argc, char **argv);

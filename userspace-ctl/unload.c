@@ -200,21 +200,25 @@ static int wait_klp_gone(struct unload_ctx *ctx)
 	return 0;
 }
 
-static int module_delete(struct unload_ctx *ctx)
+/*
+ * delete_module(2) of @mod, retried while it is still in use until
+ * @deadline (ms, now_ms()); gone already is fine.  Also upgrade's.
+ */
+int module_delete(const char *mod, uint64_t deadline)
 {
 	int err;
 
 	for (;;) {
-		if (syscall(SYS_delete_module, ctx->mod, O_NONBLOCK) == 0)
+		if (syscall(SYS_delete_module, mod, O_NONBLOCK) == 0)
 			return 0;
 		err = errno;
 		if (err == ENOENT)	/* gone already */
 			return 0;
-		if ((err != EAGAIN && err != EBUSY) || now_ms() >= ctx->deadline)
+		if ((err != EAGAIN && err != EBUSY) || now_ms() >= deadline)
 			break;
 		sleep_ms(POLL_MS);
 	}
-	p_err("cannot remove module %s: %s%s", ctx->mod, strerror(err),
+	p_err("cannot remove module %s: %s%s", mod, strerror(err),
 	      err == EAGAIN || err == EBUSY ? " (still in use; timed out)" : "");
 	return EXIT_RUNTIME;
 }
@@ -310,7 +314,7 @@ int do_unload(int argc, char **argv)
 		ret = wait_klp_gone(&ctx);
 	how = real ? REMOVE_MODULE : fake ? REMOVE_FAKE_TREE : REMOVE_NOTHING;
 	if (!ret && how == REMOVE_MODULE)
-		ret = module_delete(&ctx);
+		ret = module_delete(ctx.mod, ctx.deadline);
 	else if (!ret && how == REMOVE_FAKE_TREE)
 		ret = fake_delete();
 	if (ret)

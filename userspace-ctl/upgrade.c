@@ -159,24 +159,6 @@ static bool klp_gone(const char *mod)
 	return !sysfs_is_dir(klp_of(mod, NULL, path, sizeof(path)));
 }
 
-static int delete_module(const char *mod, uint64_t deadline)
-{
-	int err;
-
-	for (;;) {
-		if (syscall(SYS_delete_module, mod, O_NONBLOCK) == 0)
-			return 0;
-		err = errno;
-		if (err == ENOENT)
-			return 0;
-		if ((err != EAGAIN && err != EBUSY) || now_ms() >= deadline)
-			break;
-		sleep_ms(POLL_MS);
-	}
-	p_err("upgrade: cannot remove module %s: %s", mod, strerror(err));
-	return EXIT_RUNTIME;
-}
-
 /* Timed out: reverse the new patch, so the old one stays whole. */
 static int upgrade_revert(struct upgrade_ctx *ctx, unsigned int timeout)
 {
@@ -192,7 +174,7 @@ static int upgrade_revert(struct upgrade_ctx *ctx, unsigned int timeout)
 	}
 	while (!klp_gone(ctx->to) && now_ms() < deadline)
 		sleep_ms(POLL_MS);
-	if (!klp_gone(ctx->to) || delete_module(ctx->to, deadline)) {
+	if (!klp_gone(ctx->to) || module_delete(ctx->to, deadline)) {
 		p_err("upgrade: the transition to %s did not finish in %u s; reversing it has not finished either: see '" BIN_NAME " transition'",
 		      ctx->to, timeout);
 		return EXIT_RUNTIME;
@@ -293,7 +275,7 @@ int do_upgrade(int argc, char **argv)
 	/* the replaced patch goes asynchronously, then its module can */
 	while (!klp_gone(ctx.from) && now_ms() < ctx.deadline + 10000)
 		sleep_ms(POLL_MS);
-	ret = delete_module(ctx.from, ctx.deadline + 10000);
+	ret = module_delete(ctx.from, ctx.deadline + 10000);
 	if (ret)
 		return ret;
 
