@@ -21,7 +21,10 @@
  *    walk leaves the mm with its scan address saved, as when the
  *    trylock at the start fails: khugepaged never sleeps behind one
  *    process's writer.  Every VMA walked moves the address past
- *    itself, so each hold makes progress whatever the batch.
+ *    itself, so each hold makes progress whatever the batch;
+ *  - a scan that could not get or keep the lock moves the saved address
+ *    past the VMAs that hold no whole PMD without the lock (6.12, 7.x:
+ *    ks_pass_unlocked()), so the next hold starts where there is work.
  * With the fix off the code below is the kernel's own; both ways it
  * counts what the scan does, including read-lock holds and how many
  * VMAs it walks while a writer waits.
@@ -71,7 +74,7 @@
 enum {
 	KS_SCANS, KS_RESUMED, KS_LOCK_DROPS, KS_VMAS_SKIPPED, KS_HOLDS,
 	KS_HOLD_TOTAL_NS, KS_HOLD_MAX_NS, KS_HOLD_MAX_VMAS, KS_WAIT_MAX_VMAS,
-	KS_CURSORS, KS_RESTARTS, KS_RETAKE_FAILED,
+	KS_CURSORS, KS_RESTARTS, KS_RETAKE_FAILED, KS_VMAS_PASSED,
 };
 
 /* klp shadow variable id of a saved scan address ("mmfx" + fix 3). */
@@ -324,6 +327,83 @@ static void ks_collect_mm_slot(struct mmfix_mm_slot *slot)
 		mmdrop(mm);
 	}
 }
+
+/* --- moving on without the lock ------------------------------------ */
+
+#ifndef MMFIX_KHUGEPAGED_V6_1
+/* Maple tree entries between two rescheduling points of ks_pass_unlocked(). */
+#define KS_PASS_CHUNK	1024
+
+/*
+ * With the fix on, after the mmap_lock was lost to a writer: move the
+ * scan address past the VMAs that hold no whole PMD, without the lock, so
+ * that the next hold starts where there is something to scan.  The locked
+ * walk only steps over such a VMA (hstart >= hend: no PMD to scan), so this
+ * changes where it starts, not what it does.  Under two busy writers the
+ * trylock wins only now and then; without this each win walked one batch
+ * of such VMAs and a region behind N of them took N / batch wins.
+ *
+ * The maple tree is read under RCU, as the per-VMA-lock fault path reads
+ * it (6.12 and 7.x; not 6.1, where nothing reads an mm's tree without its
+ * lock): only the ranges the tree stores are used, no VMA is dereferenced.
+ * mm_users is held meanwhile: exit_mmap() takes the tree out of RCU mode
+ * and only runs when it drops to 0; dup_mmap() puts the tree back in RCU
+ * mode before khugepaged_fork() adds a new mm.  The result is only where
+ * the next locked walk starts: a VMA mapped behind it meanwhile is found
+ * by the next full scan, as one mapped behind the kernel's own scan
+ * address is.
+ */
+static void ks_pass_unlocked(struct mm_struct *mm)
+{
+	unsigned long addr = ks_scan->address, next = addr;
+	unsigned int passed = 0;
+
+	MA_STATE(mas, &mm->mm_mt, addr, addr);
+
+	if (!mmget_not_zero(mm))
+		return;
+	if (!mt_in_rcu(&mm->mm_mt))
+		goto out;
+	rcu_read_lock();
+	while (mas_find(&mas, ULONG_MAX)) {
+		unsigned long start = max(mas.index, addr);
+		unsigned long hstart = ALIGN(start, HPAGE_PMD_SIZE);
+		unsigned long end = mas.last + 1;
+
+		/* A whole PMD from the scan address on: the work is here. */
+		if (hstart >= start && end > start &&
+		    hstart < ALIGN_DOWN(end, HPAGE_PMD_SIZE)) {
+			next = hstart;
+			break;
+		}
+		/* As ks_cursor_past(): a wrap ends the walk here. */
+		if (!end || ALIGN(end, HPAGE_PMD_SIZE) < end)
+			break;
+		next = ALIGN(end, HPAGE_PMD_SIZE);
+		passed++;
+		if (!(passed % KS_PASS_CHUNK)) {
+			mas_pause(&mas);
+			rcu_read_unlock();
+			cond_resched();
+			if (kthread_should_stop())
+				goto out_passed;
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+out_passed:
+	if (next > ks_scan->address) {
+		ks_scan->address = next;
+		mmfix_count_add(&mmfix_khugepaged_scan, KS_VMAS_PASSED, passed);
+	}
+out:
+	mmput_async(mm);
+}
+#else
+static inline void ks_pass_unlocked(struct mm_struct *mm)
+{
+}
+#endif
 
 /* --- read-lock holds of one scan ------------------------------------ */
 
@@ -748,6 +828,8 @@ breakouterloop:
 	mmap_read_unlock(mm); /* exit_mmap will destroy ptes after this */
 	ks_hold_end(&w);
 breakouterloop_mmap_lock:
+	if (w.fix && lock_failed)
+		ks_pass_unlocked(mm);
 	spin_lock(ks_mm_lock);
 	if (w.fix && lock_failed)
 		ks_cursor_save(slot, ks_scan->address);
@@ -1124,6 +1206,7 @@ static const char * const mmfix_khugepaged_scan_counters[] = {
 	[KS_CURSORS]		= "cursors",
 	[KS_RESTARTS]		= "restarts",
 	[KS_RETAKE_FAILED]	= "retake_failed",
+	[KS_VMAS_PASSED]	= "vmas_passed",
 	NULL
 };
 
