@@ -80,13 +80,17 @@ echo 1 >$KS/enabled
 out=$(thpscan -n 100000 -r 4 -t 60)
 echo "fix on: $out"
 t_check fix-on-late-region-behind-100k-vmas-collapses collapsed "$out" 4096
-r0=$(ks resumed) d0=$(ks lock_drops)
+r0=$(ks resumed) d0=$(ks lock_drops) p0=$(ks vmas_passed)
 out=$(thpscan -n 50000 -r 8 -w 2 -t 60)
 echo "fix on, 2 writers: $out"
 t_check fix-on-late-region-collapses-under-contention-data-intact collapsed "$out"
-t_check fix-on-contended-scans-resume-and-drop-the-lock \
-	test "$(ks resumed)" -gt "$r0" -a "$(ks lock_drops)" -gt "$d0" ||
-	echo "resumed $r0 -> $(ks resumed), lock_drops $d0 -> $(ks lock_drops)"
+# Contended scans resume at their cursor, and get past the 50k VMAs by
+# dropping the lock between batches or, where the trylock lost (6.12,
+# 7.x), by passing them without it (t-53, t-57 test each alone).
+t_check fix-on-contended-scans-resume-and-let-writers-in \
+	test "$(ks resumed)" -gt "$r0" -a \
+	     "$(( $(ks lock_drops) - d0 + $(ks vmas_passed) - p0 ))" -gt 0 ||
+	echo "resumed $r0 -> $(ks resumed), lock_drops $d0 -> $(ks lock_drops), vmas_passed $p0 -> $(ks vmas_passed)"
 t_check fix-on-cursors-freed-after-exit loop_until 10 cursors_zero
 
 # Kill processes while khugepaged holds a saved cursor for their mm.

@@ -12,8 +12,10 @@
  * at most TRY_MS.  A trylock that succeeds means nobody held the lock:
  * it is released at once and counted as a miss.  The first that fails
  * means a reader holds it: the write then queues with mmap_write_lock(),
- * holds the lock HOLD_MS (sleeping interruptibly) and releases it.  The
- * write returns when done.  state reads "idle", "trying", "holding" or
+ * holds the lock HOLD_MS (sleeping interruptibly) and releases it.
+ * TRY_MS 0: take the lock at once, whoever holds it, and hold it the same
+ * way (tests/guest/t-57-khugepaged-pass-unlocked.sh).  The write returns
+ * when done.  state reads "idle", "trying", "holding" or
  * "done hit=0|1 misses=N wait_us=W held_ms=H".
  */
 #include <linux/debugfs.h>
@@ -67,11 +69,11 @@ static void mmhold_run(struct mm_struct *mm, unsigned long hold_ms,
 	bool hit = false;
 
 	mmhold_set_state("trying");
-	while (time_before(jiffies, deadline)) {
+	while (!try_ms || time_before(jiffies, deadline)) {
 		/* (mmap_write_trylock() is gone from 6.12 on; nothing
 		 * is changed under this probe)
 		 */
-		if (down_write_trylock(&mm->mmap_lock)) {
+		if (try_ms && down_write_trylock(&mm->mmap_lock)) {
 			up_write(&mm->mmap_lock);
 			misses++;
 			usleep_range(200, 500);
