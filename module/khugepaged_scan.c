@@ -344,14 +344,15 @@ static void ks_collect_mm_slot(struct mmfix_mm_slot *slot)
  * of such VMAs and a region behind N of them took N / batch wins.
  *
  * The maple tree is read under RCU, as the per-VMA-lock fault path reads
- * it (6.12 and 7.x; not 6.1, where nothing reads an mm's tree without its
- * lock): only the ranges the tree stores are used, no VMA is dereferenced.
+ * it: only the ranges the tree stores are used, no VMA is dereferenced.
  * mm_users is held meanwhile: exit_mmap() takes the tree out of RCU mode
  * and only runs when it drops to 0; dup_mmap() puts the tree back in RCU
- * mode before khugepaged_fork() adds a new mm.  The result is only where
- * the next locked walk starts: a VMA mapped behind it meanwhile is found
- * by the next full scan, as one mapped behind the kernel's own scan
- * address is.
+ * mode before khugepaged_fork() adds a new mm.  Not on 6.1: its
+ * dup_mmap() calls khugepaged_fork() first and then builds the tree out
+ * of RCU mode, so khugepaged could read nodes freed under it.  The
+ * result is only where the next locked walk starts: a VMA mapped behind
+ * it meanwhile is found by the next full scan, as one mapped behind the
+ * kernel's own scan address is.
  */
 static void ks_pass_unlocked(struct mm_struct *mm)
 {
