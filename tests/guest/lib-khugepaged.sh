@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/guest/lib-khugepaged.sh - helpers of the khugepaged_scan tests of
-# livepatch transitions (t-52, t-55, t-56).  Source after lib.sh.
+# livepatch transitions (t-52, t-55, t-56) and of mmap_lock writers
+# (t-53, t-54, t-57).  Source after lib.sh.
 
 KS=/sys/kernel/mmfix/fixes/khugepaged_scan
 THP=/sys/kernel/mm/transparent_hugepage
@@ -17,6 +18,26 @@ cursors_zero() { file_is "$KS/cursors" 0; }
 cursor_saved() { [ "$(ks cursors)" -ge 1 ]; }
 step() { echo "--- $* (uptime $(cut -d' ' -f1 /proc/uptime))"; }
 transition_done() { file_is "$MMFIX_KLP/transition" 0; }
+
+# mmhold (tests/guest/kmod/mmhold.c, test-only, never installed) holds a
+# process's mmap_lock for write: t-53, t-54 (lib-writer-hold.sh), t-57.
+HOLD_KO=/lib/mmfix/mmhold.ko
+HOLD=/sys/kernel/debug/mmhold
+hold_state() { cat $HOLD/state; }
+holding() { [ "$(hold_state)" = holding ]; }
+hold_over() { case $(hold_state) in done*) return 0 ;; esac; return 1; }
+
+# mmhold_insert NAME: insmod mmhold; without it SKIP NAME, if insmod fails
+# FAIL NAME-helper-loads; status 1 then.
+mmhold_insert() {
+	if [ ! -f "$HOLD_KO" ]; then
+		t_skip "$1" "no $HOLD_KO (tests/guest/kmod/build)"
+		return 1
+	fi
+	insmod "$HOLD_KO" && return 0
+	t_fail "$1-helper-loads" "insmod $HOLD_KO"
+	return 1
+}
 
 # stall_start NAME: uffdstall parks a thread in populate_vma_page_range()
 # (patched by populate_drain on every kernel) until /tmp/release-NAME

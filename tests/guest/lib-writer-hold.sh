@@ -16,15 +16,9 @@
 #	. /tests/lib-writer-hold.sh
 #	writer_hold_test on|off
 
-. /tests/lib-khugepaged.sh	# KS, THP, KD, field, kpid, within
+. /tests/lib-khugepaged.sh	# KS, THP, KD, field, kpid, within, mmhold
 
-HOLD_KO=/lib/mmfix/mmhold.ko
-HOLD=/sys/kernel/debug/mmhold
 HOLD_MS=30000
-
-hold_state() { cat $HOLD/state; }
-holding() { [ "$(hold_state)" = holding ]; }
-hold_over() { case $(hold_state) in done*) return 0 ;; esac; return 1; }
 
 # d_sampler OUT STOP: every 0.1 s, khugepaged's state; OUT gets the
 # longest run of D samples in centiseconds (first to last D sample).
@@ -138,14 +132,7 @@ writer_hold_test() {
 	local saved
 	t_begin "khugepaged-writer-hold-$1"
 	mmfix_require_ko "khugepaged-writer-hold-$1" || return 0
-	if [ ! -f "$HOLD_KO" ]; then
-		t_skip "khugepaged-writer-hold-$1" "no $HOLD_KO (tests/guest/kmod/build)"
-		return 0
-	fi
-	if ! insmod "$HOLD_KO"; then
-		t_fail "khugepaged-writer-hold-$1-helper-loads" "insmod $HOLD_KO"
-		return 0
-	fi
+	mmhold_insert "khugepaged-writer-hold-$1" || return 0
 	saved="$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled) $(cat $KD/scan_sleep_millisecs /proc/sys/kernel/hung_task_timeout_secs)"
 	echo madvise >$THP/enabled
 	echo 10 >$KD/scan_sleep_millisecs

@@ -8,15 +8,10 @@
 # fix off, and on 6.1, nothing is passed.  khugepaged never waits for the
 # lock.  Sourced by /init after lib.sh.
 # fixes: khugepaged_scan
-. /tests/lib-khugepaged.sh	# KS, THP, KD, ks, field, kpid
+. /tests/lib-khugepaged.sh	# KS, THP, KD, ks, field, mmhold
 
-HOLD_KO=/lib/mmfix/mmhold.ko
-HOLD=/sys/kernel/debug/mmhold
 N=2000
 
-hold_state() { cat $HOLD/state; }
-holding() { [ "$(hold_state)" = holding ]; }
-hold_over() { case $(hold_state) in done*) return 0 ;; esac; return 1; }
 full_scans() { cat $KD/full_scans; }
 scans_past() { [ "$(full_scans)" -ge "$1" ]; }
 
@@ -79,11 +74,7 @@ one_run() {
 
 t_begin khugepaged-pass-unlocked
 mmfix_require_ko khugepaged-pass-unlocked || return 0
-if [ ! -f "$HOLD_KO" ]; then
-	t_skip khugepaged-pass-unlocked "no $HOLD_KO (tests/guest/kmod/build)"
-	return 0
-fi
-insmod "$HOLD_KO" || { t_fail khugepaged-pass-unlocked-helper-loads "insmod $HOLD_KO"; return 0; }
+mmhold_insert khugepaged-pass-unlocked || return 0
 saved="$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled) $(cat $KD/scan_sleep_millisecs $KD/pages_to_scan)"
 echo madvise >$THP/enabled
 echo 10 >$KD/scan_sleep_millisecs
