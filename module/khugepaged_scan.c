@@ -297,15 +297,26 @@ static void ks_cursor_free(struct mmfix_mm_slot *slot)
 }
 
 /*
+ * The scan address past a VMA ending at @end: ALIGN(@end, HPAGE_PMD_SIZE),
+ * or 0 when that wraps (the VMA ends the address space and is the last).
+ */
+static inline unsigned long ks_addr_past(unsigned long end)
+{
+	unsigned long next = ALIGN(end, HPAGE_PMD_SIZE);
+
+	return next < end ? 0 : next;
+}
+
+/*
  * With the fix on, the scan address moves past @vma once it has been dealt
  * with.  False when ALIGN() wraps: @vma ends the address space and is the
  * last VMA.
  */
 static bool ks_cursor_past(struct vm_area_struct *vma)
 {
-	unsigned long next = ALIGN(vma->vm_end, HPAGE_PMD_SIZE);
+	unsigned long next = ks_addr_past(vma->vm_end);
 
-	if (unlikely(next < vma->vm_end))
+	if (unlikely(!next))
 		return false;
 	if (next > ks_scan->address)
 		ks_scan->address = next;
@@ -369,7 +380,7 @@ static void ks_pass_unlocked(struct mm_struct *mm)
 	while (mas_find(&mas, ULONG_MAX)) {
 		unsigned long start = max(mas.index, addr);
 		unsigned long hstart = ALIGN(start, HPAGE_PMD_SIZE);
-		unsigned long end = mas.last + 1;
+		unsigned long end = mas.last + 1, past;
 
 		/* A whole PMD from the scan address on: the work is here. */
 		if (hstart >= start && end > start &&
@@ -378,9 +389,10 @@ static void ks_pass_unlocked(struct mm_struct *mm)
 			break;
 		}
 		/* As ks_cursor_past(): a wrap ends the walk here. */
-		if (!end || ALIGN(end, HPAGE_PMD_SIZE) < end)
+		past = ks_addr_past(end);
+		if (!past)
 			break;
-		next = ALIGN(end, HPAGE_PMD_SIZE);
+		next = past;
 		passed++;
 		if (!(passed % KS_PASS_CHUNK)) {
 			mas_pause(&mas);
