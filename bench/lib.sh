@@ -31,3 +31,13 @@ bench_pairs() {
 	printf 'metric\tconfig\tn\tmedian\tmin\tmax\t(on/off per repetition)\n'
 	sed -n 's/^PAIRS //p' "$1"
 }
+
+# bench_cost LOG: bench-overhead's COST rows (what a redirected call
+# adds) and CALLS rows, with their headers; nothing when there are none.
+bench_cost() {
+	grep -q '^COST ' "$1" || return 0
+	printf 'config\tns/op off\tadded ns/op\tredirected calls/op\tadded ns/call\n'
+	sed -n 's/^COST //p' "$1"
+	printf 'config\tredirected function\tcalls/op (no module)\n'
+	sed -n 's/^CALLS //p' "$1"
+}

@@ -9,6 +9,17 @@
 #   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
 #   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
 #   PAIRS <metric>\t<config>\t<n>\t<median>\t<min>\t<max>  (on/off per rep)
+#   CALLS <config>\t<function>\t<calls per op>
+#   COST <config>\t<instr/op off>\t<added/op>\t<redirected calls/op>\t<added/call>
+# CALLS: after the timed runs, one more run of each config with no module
+# and a kprobe on every function the patch redirects (read from
+# /sys/kernel/livepatch/mmfix/vmlinux while loaded): how often each is
+# called per op.  COST puts that next to the medians: guest nanoseconds
+# per op with no module (instructions under --icount), how many more
+# with mmfix loaded, and those per redirected call (- below half a call
+# per op).
+# Under --icount the guest time of the khugepaged config includes what
+# khugepaged runs meanwhile, which is not a call of the writer's.
 # Configs and what they go through:
 #   churn-t1, churn-t2  1-page MAP_POPULATE + munmap, 1 and 2 threads:
 #                       populate_vma_page_range(), folio_batch_move_lru(),
@@ -101,3 +112,56 @@ done
 
 bench_summary $rows
 bench_pairs $rows
+
+# calls_pass: CALLS rows, then COST rows from them and the medians.
+calls_pass() {
+	local tfs=/sys/kernel/tracing g=mmfix_ovh funcs='' placed='' f cfg r n before after ton
+	mmfix_load || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+	# one directory FUNCTION,SYMPOS per redirected function
+	for f in "$MMFIX_KLP"/vmlinux/*,*/; do
+		f=${f%/}; f=${f##*/}; funcs="$funcs ${f%,*}"
+	done
+	mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+	for f in $funcs; do
+		if echo "p:$g/$f $f" >>$tfs/kprobe_events 2>/dev/null; then
+			placed="$placed $f"
+		else
+			echo "# calls: no kprobe on $f" >&2
+		fi
+	done
+	[ -n "$placed" ] || return 0
+	ton=$(cat $tfs/tracing_on)
+	echo 0 >$tfs/tracing_on
+	echo 1 >$tfs/events/$g/enable
+	for cfg in $configs; do
+		before=$(cat $tfs/kprobe_profile)
+		r=$(workload "$cfg") || break
+		after=$(cat $tfs/kprobe_profile)
+		n=${r%% *}
+		[ "$n" -gt 0 ] 2>/dev/null || continue
+		for f in $placed; do
+			printf '%s\n%s\n' "$before" "$after" | awk -v e="$f" -v n="$n" -v c="$cfg" '
+				$1 == e { h[++k] = $2 }
+				END { printf "CALLS %s\t%s\t%.3f\n", c, e, (h[2] - h[1]) / n }'
+		done
+	done
+	echo 0 >$tfs/events/$g/enable
+	for f in $placed; do echo "-:$g/$f" >>$tfs/kprobe_events; done
+	echo "$ton" >$tfs/tracing_on
+}
+calls=/tmp/bench-overhead-calls.tsv
+calls_pass | tee $calls
+{ bench_summary $rows; cat $calls; } | awk -F'\t' '
+	/^SUMMARY ops_per_s/ { c = $2; off[c] = $3; on[c] = $4; cfgs[c] = 1 }
+	/^CALLS / { sub(/^CALLS /, ""); calls[$1] += $3; seen[$1] = 1 }
+	END {
+		for (c in cfgs) {
+			if (!(off[c] + 0) || !(on[c] + 0))
+				continue
+			base = 1e9 / off[c]; add = 1e9 / on[c] - base
+			k = seen[c] ? sprintf("%.3f", calls[c]) : "-"
+			# too few calls to divide what they add by
+			pc = calls[c] >= 0.5 ? sprintf("%.0f", add / calls[c]) : "-"
+			printf "COST %s\t%.0f\t%.0f\t%s\t%s\n", c, base, add, k, pc
+		}
+	}' | sort
