@@ -19,7 +19,8 @@
 
 const char status_help[] =
 	"Show the lifecycle state of mmfix (one word and a reason), the\n"
-	"livepatch state, whether the module is loaded, its version, build\n"
+	"livepatch state, whether the module is loaded and under which name\n"
+	"(mmfix, or mmfix_alt after an upgrade), its version, build\n"
 	"and kernel series, the running kernel, the lock statistics switches,\n"
 	"and for every fix whether it applies to this kernel, whether it is\n"
 	"enabled and recommended, why, the functions it patches and its\n"
@@ -217,13 +218,13 @@ static const char *patch_state(char *buf, size_t size)
 {
 	int en;
 
-	if (sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition") == 1)
+	if (sysfs_attr_bool("%s/transition", klp_dir()) == 1)
 		return "transition";
 	if (sysfs_attr_str(buf, size, MMFIX_SYSFS_DIR "/patch") &&
 	    (!strcmp(buf, "enabled") || !strcmp(buf, "transition") ||
 	     !strcmp(buf, "disabled")))
 		return buf;
-	en = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled");
+	en = sysfs_attr_bool("%s/enabled", klp_dir());
 	return en == 1 ? "enabled" : "disabled";
 }
 
@@ -280,8 +281,8 @@ static int status_not_loaded(const struct life *lf, const char *release)
 
 void print_livepatch(void)
 {
-	int enabled = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled");
-	int transition = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");
+	int enabled = sysfs_attr_bool("%s/enabled", klp_dir());
+	int transition = sysfs_attr_bool("%s/transition", klp_dir());
 
 	print_open_object("livepatch");
 	print_bool_words("enabled", "livepatch:      %s", enabled, "enabled", "disabled",
@@ -294,11 +295,11 @@ void print_livepatch(void)
 /* The livepatch line of status: DISABLED in capitals, it must show. */
 static void print_patch(const char *patch)
 {
-	int tr = sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/transition");
+	int tr = sysfs_attr_bool("%s/transition", klp_dir());
 
 	print_open_object("livepatch");
 	print_string("state", NULL, patch);
-	print_bool("enabled", NULL, sysfs_attr_bool(MMFIX_KLP_SYSFS_DIR "/enabled"));
+	print_bool("enabled", NULL, sysfs_attr_bool("%s/enabled", klp_dir()));
 	print_bool("transition", NULL, tr);
 	print_close_object();
 	if (!strcmp(patch, "disabled"))
@@ -479,8 +480,10 @@ int do_status(int argc, char **argv)
 
 	print_state(&lf);
 	print_patch(patch);
-	print_bool_words("loaded", "module:         %s\n", 1, "loaded", "not loaded",
+	/* mmfix or, after an upgrade, mmfix_alt: the name to modprobe -r */
+	print_bool_words("loaded", "module:         %s", 1, "loaded", "not loaded",
 			 "-");
+	print_string("module", " (%s)\n", mmfix_module());
 	print_string("version", "version:        %s\n",
 		     sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/version"));
 	print_build();

@@ -105,7 +105,14 @@ t_check upgrade-populate-fix-never-off test "$((h1 - h0))" = "$((s1 - s0))"
 t_check upgrade-no-drain-during-switch test "$d1" = "$d0"
 t_check upgrade-counters-carried test "$s1" -ge "$s0"
 t_check upgrade-khugepaged-restarted-into-b test "$(cat $F/khugepaged_scan/restarts)" -gt "$r0"
-mmfixctl status | head -n 8
+# status reads mmfix_alt's livepatch and names the module to remove
+ctl st-b status
+t_check upgrade-status-names-b sh -c "test $CTL_RC = 0 &&
+	grep -qx 'module: *loaded (mmfix_alt)' /tmp/ctl-st-b &&
+	grep -qx 'livepatch: *enabled' /tmp/ctl-st-b"
+ctl st-b-json -j status
+t_check upgrade-status-json-reads-b-livepatch grep -q \
+	'"livepatch":{"state":"enabled","enabled":true,"transition":false}' /tmp/ctl-st-b-json
 
 ### B -> A's build, then refusals ##############################################
 
