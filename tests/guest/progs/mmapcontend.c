@@ -111,11 +111,21 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "w:r:n:p:m")) != -1) {
 		switch (c) {
-		case 'w': opt_writers = atol(optarg); break;
-		case 'r': opt_readers = atol(optarg); break;
-		case 'n': opt_ops = atol(optarg); break;
-		case 'p': opt_pages = atol(optarg); break;
-		case 'm': opt_maps = 1; break;
+		case 'w':
+			opt_writers = atol(optarg);
+			break;
+		case 'r':
+			opt_readers = atol(optarg);
+			break;
+		case 'n':
+			opt_ops = atol(optarg);
+			break;
+		case 'p':
+			opt_pages = atol(optarg);
+			break;
+		case 'm':
+			opt_maps = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: mmapcontend [-w WRITERS] [-r READERS] [-n OPS] [-p PAGES] [-m]\n");
 			return 2;

@@ -194,11 +194,21 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt(argc, argv, "n:t:p:lf")) != -1) {
 		switch (c) {
-		case 'n': opt_ops = atol(optarg); break;
-		case 't': opt_threads = atol(optarg); break;
-		case 'p': opt_pages = atol(optarg); break;
-		case 'l': opt_locked = 1; break;
-		case 'f': opt_fixed = 1; break;
+		case 'n':
+			opt_ops = atol(optarg);
+			break;
+		case 't':
+			opt_threads = atol(optarg);
+			break;
+		case 'p':
+			opt_pages = atol(optarg);
+			break;
+		case 'l':
+			opt_locked = 1;
+			break;
+		case 'f':
+			opt_fixed = 1;
+			break;
 		default: return 2;
 		}
 	}

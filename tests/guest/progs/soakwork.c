@@ -246,12 +246,24 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt(argc, argv, "t:p:v:s:d:i:")) != -1) {
 		switch (c) {
-		case 't': opt_threads = atol(optarg); break;
-		case 'p': opt_pages = atol(optarg); break;
-		case 'v': opt_vmas = atol(optarg); break;
-		case 's': opt_stop = optarg; break;
-		case 'd': opt_seconds = atol(optarg); break;
-		case 'i': opt_pause_us = atol(optarg); break;
+		case 't':
+			opt_threads = atol(optarg);
+			break;
+		case 'p':
+			opt_pages = atol(optarg);
+			break;
+		case 'v':
+			opt_vmas = atol(optarg);
+			break;
+		case 's':
+			opt_stop = optarg;
+			break;
+		case 'd':
+			opt_seconds = atol(optarg);
+			break;
+		case 'i':
+			opt_pause_us = atol(optarg);
+			break;
 		default: return 2;
 		}
 	}

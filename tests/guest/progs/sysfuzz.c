@@ -604,11 +604,21 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt(argc, argv, "n:s:k:f:a:")) != -1) {
 		switch (c) {
-		case 'n': n = atol(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'k': ko = optarg; break;
-		case 'f': f_list = optarg; break;
-		case 'a': a_list = optarg; break;
+		case 'n':
+			n = atol(optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			ko = optarg;
+			break;
+		case 'f':
+			f_list = optarg;
+			break;
+		case 'a':
+			a_list = optarg;
+			break;
 		default: return 2;
 		}
 	}

@@ -221,14 +221,30 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "n:c:r:w:s:p:t:d:")) != -1) {
 		switch (c) {
-		case 'n': opt_vmas = atol(optarg); break;
-		case 'c': opt_cold_mb = atol(optarg); break;
-		case 'r': opt_late_mb = atol(optarg); break;
-		case 'w': opt_writers = atol(optarg); break;
-		case 's': opt_sleep_us = atol(optarg); break;
-		case 'p': opt_cpu = atol(optarg); break;
-		case 't': opt_secs = atol(optarg); break;
-		case 'd': opt_run_ms = atol(optarg); break;
+		case 'n':
+			opt_vmas = atol(optarg);
+			break;
+		case 'c':
+			opt_cold_mb = atol(optarg);
+			break;
+		case 'r':
+			opt_late_mb = atol(optarg);
+			break;
+		case 'w':
+			opt_writers = atol(optarg);
+			break;
+		case 's':
+			opt_sleep_us = atol(optarg);
+			break;
+		case 'p':
+			opt_cpu = atol(optarg);
+			break;
+		case 't':
+			opt_secs = atol(optarg);
+			break;
+		case 'd':
+			opt_run_ms = atol(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: thpscan [-n VMAS] [-c MB] [-r MB] [-w WRITERS] [-s USECS] [-p CPU] [-t SECS] [-d MS]\n");
 			return 2;

@@ -169,9 +169,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "n:t:f:c:")) != -1) {
 		switch (c) {
-		case 'n': opt_toggles = atol(optarg); break;
-		case 't': opt_threads = atol(optarg); break;
-		case 'f': opt_final = optarg; break;
+		case 'n':
+			opt_toggles = atol(optarg);
+			break;
+		case 't':
+			opt_threads = atol(optarg);
+			break;
+		case 'f':
+			opt_final = optarg;
+			break;
 		case 'c':
 			if (ncounters == MAX_FILES)
 				return 2;

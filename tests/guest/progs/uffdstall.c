@@ -86,9 +86,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "r:t:p:")) != -1) {
 		switch (c) {
-		case 'r': release = optarg; break;
-		case 't': seconds = atol(optarg); break;
-		case 'p': npages = atol(optarg); break;
+		case 'r':
+			release = optarg;
+			break;
+		case 't':
+			seconds = atol(optarg);
+			break;
+		case 'p':
+			npages = atol(optarg);
+			break;
 		default: return 2;
 		}
 	}
