@@ -210,6 +210,17 @@ mmfix_load() {
 	return 0
 }
 
+# ctl NAME ARGS...: mmfixctl ARGS, killed after CTL_TIMEOUT s (180);
+# its output (stdout and stderr) in /tmp/ctl-NAME and echoed indented,
+# its exit status in CTL_RC.
+ctl() {
+	local name=$1
+	shift
+	timeout -s KILL "${CTL_TIMEOUT:-180}" mmfixctl "$@" >"/tmp/ctl-$name" 2>&1
+	CTL_RC=$?
+	sed "s/^/  [mmfixctl $*] /" "/tmp/ctl-$name"
+}
+
 # mmfix_unload: disable the patch, wait for the transition, for the klp
 # sysfs dir to go and for the module refcount to drop, then rmmod.
 # Nothing loaded is not an error.  On failure sets MMFIX_ERR, returns 1.

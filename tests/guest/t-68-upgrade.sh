@@ -36,15 +36,6 @@ fi
 mmfix_require_ko upgrade || return 0
 mark=$(kmsg_mark upgrade)
 
-# ctl NAME ARGS...: mmfixctl, bounded; output in /tmp/ctl-NAME, status CTL_RC.
-ctl() {
-	local name=$1
-	shift
-	timeout -s KILL 180 mmfixctl "$@" >"/tmp/ctl-$name" 2>&1
-	CTL_RC=$?
-	sed "s/^/  [mmfixctl $*] /" "/tmp/ctl-$name"
-}
-
 # hits: populate_vma_page_range calls since the probe was placed.
 hits() { awk '$1 == "mmfix_upg_populate" { print $2 }' "$TR/kprobe_profile"; }
 

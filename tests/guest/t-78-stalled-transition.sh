@@ -21,15 +21,7 @@
 KLP=$MMFIX_KLP
 STALL_T=$(rel_size 3 10)	# seconds mmfixctl waits before giving up
 
-# ctl NAME ARGS...: mmfixctl, bounded; stdout+stderr in /tmp/ctl-NAME,
-# exit status in CTL_RC.
-ctl() {
-	local name=$1
-	shift
-	timeout -s KILL 120 mmfixctl "$@" >"/tmp/ctl-$name" 2>&1
-	CTL_RC=$?
-	sed "s/^/  [mmfixctl $*] /" "/tmp/ctl-$name"
-}
+CTL_TIMEOUT=120	# ctl (lib.sh): no mmfixctl here may take longer
 
 t_begin stalled-transition
 rel_require stalled-transition || return 0
