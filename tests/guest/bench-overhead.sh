@@ -110,7 +110,8 @@ while [ $rep -le $reps ]; do
 	rep=$((rep + 1))
 done
 
-bench_summary $rows
+summary=$(bench_summary $rows)
+echo "$summary"
 bench_pairs $rows
 
 # calls_pass: CALLS rows, then COST rows from them and the medians.
@@ -151,7 +152,7 @@ calls_pass() {
 }
 calls=/tmp/bench-overhead-calls.tsv
 calls_pass | tee $calls
-{ bench_summary $rows; cat $calls; } | awk -F'\t' '
+{ echo "$summary"; cat $calls; } | awk -F'\t' '
 	/^SUMMARY ops_per_s/ { c = $2; off[c] = $3; on[c] = $4; cfgs[c] = 1 }
 	/^CALLS / { sub(/^CALLS /, ""); calls[$1] += $3; seen[$1] = 1 }
 	END {
