@@ -46,6 +46,13 @@
 #define MMFIX_LEFT_OUT_REASON \
 	"left out on this build: its copied code differs (module/verified-builds)"
 
+/*
+ * fixes/<fix>/reason of a fix that applies but was left out by the
+ * fixes= module parameter: none of its functions is redirected.
+ */
+#define MMFIX_NOT_PATCHED_REASON \
+	"applies here, but not patched: mmfix was loaded with fixes= without it"
+
 #define MMFIX_FIX_ENUM(id, name) MMFIX_FIX_##id,
 enum mmfix_fix_id {
 	MMFIX_FIX_LIST(MMFIX_FIX_ENUM)

@@ -48,7 +48,7 @@ bool mmfix_patch_unpatching;
 static bool mmfix_patch_in_transition;
 static DEFINE_MUTEX(mmfix_switch_mutex);
 
-/* All applicable fixes' functions, plus the terminating { }. */
+/* All patched fixes' functions, plus the terminating { }. */
 static struct klp_func mmfix_klp_funcs[MMFIX_NR_FIXES * MMFIX_FIX_MAX_FUNCS + 1];
 
 /* Index of the fix called @name, or -EINVAL. */
@@ -82,7 +82,7 @@ u64 mmfix_counter_sum(const struct mmfix_fix *fix, unsigned int idx)
 
 int mmfix_fix_set_enabled(struct mmfix_fix *fix, bool on)
 {
-	if (on && !fix->applicable)
+	if (on && !fix->patched)
 		return -EOPNOTSUPP;
 	WRITE_ONCE(fix->enabled, on);
 	return 0;
@@ -118,7 +118,8 @@ const char *mmfix_patch_state(void)
 	return READ_ONCE(mmfix_patch_in_transition) ? "transition" : "enabled";
 }
 
-static int mmfix_fix_init(struct mmfix_fix *fix, bool enable,
+static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
+			  bool patch_recommended, bool enable,
 			  bool enable_recommended)
 {
 	unsigned int n = mmfix_nr_counters(fix);
@@ -138,7 +139,17 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool enable,
 	}
 	if (WARN_ON_ONCE(fix->recommended && !fix->applicable))
 		fix->recommended = false;
-	if (enable_recommended && fix->recommended)
+	patch = patch || (patch_recommended && fix->recommended);
+	fix->patched = fix->applicable && patch;
+	if (fix->applicable && !patch) {
+		if (enable) {
+			pr_err("enable=%s, but fixes= leaves it out; nothing was loaded\n",
+			       fix->name);
+			return -EINVAL;
+		}
+		fix->reason = MMFIX_NOT_PATCHED_REASON;
+	}
+	if (enable_recommended && fix->recommended && fix->patched)
 		mmfix_fix_set_enabled(fix, true);
 	else if (enable && mmfix_fix_set_enabled(fix, true))
 		pr_warn("%s does not apply to this kernel (%s); left disabled\n",
@@ -146,7 +157,13 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool enable,
 	return 0;
 }
 
-int mmfix_fixes_init(unsigned long enable_mask, bool enable_recommended)
+/*
+ * @patch_mask and @patch_recommended (fixes=): the fixes to patch, if
+ * they apply; @enable_mask and @enable_recommended (enable=): to switch
+ * on.
+ */
+int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
+		     unsigned long enable_mask, bool enable_recommended)
 {
 	unsigned int i, nr_funcs = 0;
 	struct klp_func *f;
@@ -156,11 +173,14 @@ int mmfix_fixes_init(unsigned long enable_mask, bool enable_recommended)
 		return -ENODEV;
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		mmfix_fixes[i]->name = mmfix_fix_names[i];
-		ret = mmfix_fix_init(mmfix_fixes[i], enable_mask & BIT(i),
+		ret = mmfix_fix_init(mmfix_fixes[i], patch_mask & BIT(i),
+				     patch_recommended, enable_mask & BIT(i),
 				     enable_recommended);
-		if (ret)
+		if (ret) {
+			i++;
 			goto err_fix;
-		if (!mmfix_fixes[i]->applicable)
+		}
+		if (!mmfix_fixes[i]->patched)
 			continue;
 		for (f = mmfix_fixes[i]->funcs; f->old_name; f++) {
 			if (WARN_ON_ONCE(nr_funcs >= ARRAY_SIZE(mmfix_klp_funcs) - 1)) {
@@ -170,6 +190,11 @@ int mmfix_fixes_init(unsigned long enable_mask, bool enable_recommended)
 			}
 			mmfix_klp_funcs[nr_funcs++] = *f;
 		}
+	}
+	if (!nr_funcs) {
+		pr_err("fixes=: none of the fixes named applies to this kernel; nothing to patch\n");
+		ret = -EINVAL;
+		goto err_fix;
 	}
 	return 0;
 
@@ -193,8 +218,16 @@ struct klp_func *mmfix_fixes_klp_funcs(void)
 }
 
 /*
- * klp callbacks of the vmlinux object: each applicable fix's own, in fix
- * order before a transition and in reverse order after it.
+ * The fixes (a bit each) this build does not patch while an upgrade
+ * replaces a module that may have: from pre_patch until the transition
+ * has ended (or was reversed), see struct mmfix_fix's pre_drop.
+ */
+static unsigned long mmfix_dropping;
+
+/*
+ * klp callbacks of the vmlinux object: each patched fix's own, in fix
+ * order before a transition and in reverse order after it; in an
+ * upgrade, the drop callbacks of the fixes this build does not patch.
  */
 static int mmfix_fixes_pre_patch(struct klp_object *obj)
 {
@@ -208,7 +241,11 @@ static int mmfix_fixes_pre_patch(struct klp_object *obj)
 	WRITE_ONCE(mmfix_patch_in_transition, true);
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		fix = mmfix_fixes[i];
-		if (!fix->applicable || !fix->pre_patch)
+		if (!fix->patched && fix->pre_drop && mmfix_upgrading()) {
+			fix->pre_drop(fix);
+			mmfix_dropping |= BIT(i);
+		}
+		if (!fix->patched || !fix->pre_patch)
 			continue;
 		ret = fix->pre_patch(fix);
 		if (ret)
@@ -220,9 +257,12 @@ err_undo:
 	pr_err("%s: preparing the patch failed (%d)\n", fix->name, ret);
 	while (i--) {
 		fix = mmfix_fixes[i];
-		if (fix->applicable && fix->post_unpatch)
+		if (mmfix_dropping & BIT(i))
+			fix->drop_reversed(fix);
+		else if (fix->patched && fix->post_unpatch)
 			fix->post_unpatch(fix);
 	}
+	mmfix_dropping = 0;
 	WRITE_ONCE(mmfix_patch_in_transition, false);
 	return ret;
 }
@@ -231,9 +271,13 @@ static void mmfix_fixes_post_patch(struct klp_object *obj)
 {
 	unsigned int i = MMFIX_NR_FIXES;
 
-	while (i--)
-		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_patch)
+	while (i--) {
+		if (mmfix_dropping & BIT(i))
+			mmfix_fixes[i]->post_drop(mmfix_fixes[i]);
+		else if (mmfix_fixes[i]->patched && mmfix_fixes[i]->post_patch)
 			mmfix_fixes[i]->post_patch(mmfix_fixes[i]);
+	}
+	mmfix_dropping = 0;
 	/* the patch is fully enabled, also at the end of a reversed disable */
 	WRITE_ONCE(mmfix_patch_unpatching, false);
 	WRITE_ONCE(mmfix_patch_in_transition, false);
@@ -254,7 +298,7 @@ static void mmfix_fixes_pre_unpatch(struct klp_object *obj)
 	mutex_unlock(&mmfix_switch_mutex);
 	mmfix_handover_live(false);
 	for (i = 0; i < MMFIX_NR_FIXES; i++)
-		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->pre_unpatch)
+		if (mmfix_fixes[i]->patched && mmfix_fixes[i]->pre_unpatch)
 			mmfix_fixes[i]->pre_unpatch(mmfix_fixes[i]);
 }
 
@@ -262,9 +306,13 @@ static void mmfix_fixes_post_unpatch(struct klp_object *obj)
 {
 	unsigned int i = MMFIX_NR_FIXES;
 
-	while (i--)
-		if (mmfix_fixes[i]->applicable && mmfix_fixes[i]->post_unpatch)
+	while (i--) {
+		if (mmfix_dropping & BIT(i))
+			mmfix_fixes[i]->drop_reversed(mmfix_fixes[i]);
+		else if (mmfix_fixes[i]->patched && mmfix_fixes[i]->post_unpatch)
 			mmfix_fixes[i]->post_unpatch(mmfix_fixes[i]);
+	}
+	mmfix_dropping = 0;
 	WRITE_ONCE(mmfix_patch_in_transition, false);
 	/* a failed or reversed upgrade: the loaded mmfix stays */
 	mmfix_handover_thaw();

@@ -1158,13 +1158,18 @@ static void ks_watch_stop(void)
  * whichever code its patch state selects until the watch replaces it
  * (the klp callbacks run with klp_mutex held, the watch never takes it).
  */
-static int ks_pre_patch(struct mmfix_fix *fix)
+static void ks_resolve(void)
 {
 	ks_scan = &khugepaged_scan;
 	ks_mm_lock = &khugepaged_mm_lock;
 	ks_wait = &khugepaged_wait;
 	ks_thread = &khugepaged_thread;
 	ks_mutex = &khugepaged_mutex;
+}
+
+static int ks_pre_patch(struct mmfix_fix *fix)
+{
+	ks_resolve();
 	ks_watch_start();
 	return 0;
 }
@@ -1192,6 +1197,34 @@ static void ks_post_unpatch(struct mmfix_fix *fix)
 	ks_watch_stop();
 	if (!mmfix_upgrading())
 		ks_cursors_disable();
+}
+
+/*
+ * An upgrade to a build loaded without this fix (fixes=): the replaced
+ * module's khugepaged() goes back to the kernel's, so khugepaged is
+ * replaced as for a patch, and the replaced module's cursors are freed
+ * once no task runs its code.  Until then its khugepaged() keeps saving
+ * cursors while switched tasks free mm_slots with the kernel's
+ * __khugepaged_exit(): a cursor left on a freed mm_slot can make one
+ * scan of the next mm at that address start there instead of at 0 (it
+ * is taken once; nothing but the start of that scan depends on it).
+ */
+static void ks_pre_drop(struct mmfix_fix *fix)
+{
+	ks_resolve();
+	ks_watch_start();
+}
+
+static void ks_post_drop(struct mmfix_fix *fix)
+{
+	ks_watch_stop();
+	ks_cursors_disable();
+}
+
+/* The replaced module runs on with its cursors. */
+static void ks_drop_reversed(struct mmfix_fix *fix)
+{
+	ks_watch_stop();
 }
 
 static struct klp_func mmfix_khugepaged_scan_funcs[] = {
@@ -1240,6 +1273,9 @@ struct mmfix_fix mmfix_khugepaged_scan = {
 	.post_patch = ks_post_patch,
 	.pre_unpatch = ks_pre_unpatch,
 	.post_unpatch = ks_post_unpatch,
+	.pre_drop = ks_pre_drop,
+	.post_drop = ks_post_drop,
+	.drop_reversed = ks_drop_reversed,
 };
 
 #endif /* MMFIX_SUPPORTED */

@@ -73,20 +73,21 @@ static const char *mmfix_verified_without = "";
 
 static unsigned long mmfix_enable_mask;
 static bool mmfix_enable_recommended;
+static unsigned long mmfix_patch_mask = BIT(MMFIX_NR_FIXES) - 1;
+static bool mmfix_patch_recommended;
 
 /*
- * enable=fix[,fix...]: fixes switched on at load.  "recommended" stands
- * for the fixes whose recommended file reads 1 on this kernel (each fix
- * decides in its init); it can be combined with fix names.  Unknown
- * names fail.
+ * A comma-separated list of fix names for parameter @param into @mask;
+ * "recommended" sets *@recommended where that is allowed (non-NULL).
+ * Unknown names fail.
  */
-static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
+static int mmfix_fix_list_parse(const char *param, const char *val,
+				unsigned long *mask, bool *recommended)
 {
-	unsigned long mask = 0;
-	bool recommended = false;
 	char *buf, *cur, *tok;
-	int i;
+	int i, ret = 0;
 
+	*mask = 0;
 	buf = kstrdup(val, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -94,20 +95,38 @@ static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
 	while ((tok = strsep(&cur, ",")) != NULL) {
 		if (!*tok)
 			continue;
-		if (!strcmp(tok, MMFIX_ENABLE_RECOMMENDED)) {
-			recommended = true;
+		if (recommended && !strcmp(tok, MMFIX_ENABLE_RECOMMENDED)) {
+			*recommended = true;
 			continue;
 		}
 		i = mmfix_fix_index(tok);
 		if (i < 0) {
-			pr_err("enable=: unknown fix '%.32s' (known: %s, or %s)\n",
-			       tok, mmfix_fix_name_list, MMFIX_ENABLE_RECOMMENDED);
-			kfree(buf);
-			return -EINVAL;
+			pr_err("%s=: unknown fix '%.32s' (known: %s%s)\n",
+			       param, tok, mmfix_fix_name_list,
+			       recommended ? ", or " MMFIX_ENABLE_RECOMMENDED : "");
+			ret = -EINVAL;
+			break;
 		}
-		mask |= BIT(i);
+		*mask |= BIT(i);
 	}
 	kfree(buf);
+	return ret;
+}
+
+/*
+ * enable=fix[,fix...]: fixes switched on at load.  "recommended" stands
+ * for the fixes whose recommended file reads 1 on this kernel (each fix
+ * decides in its init); it can be combined with fix names.
+ */
+static int mmfix_enable_set(const char *val, const struct kernel_param *kp)
+{
+	bool recommended = false;
+	unsigned long mask;
+	int ret;
+
+	ret = mmfix_fix_list_parse("enable", val, &mask, &recommended);
+	if (ret)
+		return ret;
 	mmfix_enable_mask = mask;
 	mmfix_enable_recommended = recommended;
 	return 0;
@@ -118,6 +137,39 @@ static const struct kernel_param_ops mmfix_enable_ops = {
 };
 module_param_cb(enable, &mmfix_enable_ops, NULL, 0);
 MODULE_PARM_DESC(enable, "Comma-separated fixes to switch on at load, or \"recommended\" for this kernel's recommended set (default: none)");
+
+/*
+ * fixes=fix[,fix...]: the fixes whose functions the livepatch redirects
+ * at all (default: every fix that applies); "recommended" stands for
+ * the fixes enable=recommended would switch on.  Every call of a redirected
+ * function pays the livepatch's redirect, fix on or off
+ * (docs/overhead.md); a fix left out costs nothing and can be switched
+ * on only after a reload or an upgrade with it.
+ */
+static int mmfix_fixes_set(const char *val, const struct kernel_param *kp)
+{
+	bool recommended = false;
+	unsigned long mask;
+	int ret;
+
+	ret = mmfix_fix_list_parse("fixes", val, &mask, &recommended);
+	if (ret)
+		return ret;
+	if (!mask && !recommended) {
+		pr_err("fixes=: no fix named; name at least one (known: %s, or %s)\n",
+		       mmfix_fix_name_list, MMFIX_ENABLE_RECOMMENDED);
+		return -EINVAL;
+	}
+	mmfix_patch_mask = mask;
+	mmfix_patch_recommended = recommended;
+	return 0;
+}
+
+static const struct kernel_param_ops mmfix_fixes_ops = {
+	.set = mmfix_fixes_set,
+};
+module_param_cb(fixes, &mmfix_fixes_ops, NULL, 0);
+MODULE_PARM_DESC(fixes, "Comma-separated fixes to patch at all, or \"recommended\"; the others cost nothing and cannot be switched on (default: every fix that applies)");
 
 /*
  * The replacement code was written against Debian's amd64 builds of the
@@ -253,7 +305,8 @@ static int __init mmfix_init(void)
 	if (ret)
 		return ret;
 
-	ret = mmfix_fixes_init(mmfix_enable_mask, mmfix_enable_recommended);
+	ret = mmfix_fixes_init(mmfix_patch_mask, mmfix_patch_recommended,
+			       mmfix_enable_mask, mmfix_enable_recommended);
 	if (ret)
 		goto err_fixes;
 

@@ -37,9 +37,15 @@ struct mmfix_fix {
 	 * for this kernel (docs/fixes/<fix>.md shows a benefit here).
 	 */
 	bool recommended;
+	/*
+	 * Set by fix.c: applicable and chosen by fixes= at load (default:
+	 * every applicable fix).  Only a patched fix's functions are
+	 * registered, its callbacks run and its switch can be turned on.
+	 */
+	bool patched;
 	/* Read locklessly by the replacement code on every call. */
 	bool enabled;
-	/* {}-terminated replacement functions, registered when applicable. */
+	/* {}-terminated replacement functions, registered when patched. */
 	struct klp_func *funcs;
 	/* NULL-terminated counter names; one per-CPU u64 each. */
 	const char * const *counter_names;
@@ -56,6 +62,16 @@ struct mmfix_fix {
 	void (*post_patch)(struct mmfix_fix *fix);
 	void (*pre_unpatch)(struct mmfix_fix *fix);
 	void (*post_unpatch)(struct mmfix_fix *fix);
+	/*
+	 * Optional, all three or none: an upgrade to this build while it
+	 * does not patch the fix (fixes=).  The replaced module may have,
+	 * and the transition reverts its functions to the kernel's.  Run
+	 * before the transition, after it, and after it was reversed or
+	 * failed (when the replaced module runs on).
+	 */
+	void (*pre_drop)(struct mmfix_fix *fix);
+	void (*post_drop)(struct mmfix_fix *fix);
+	void (*drop_reversed)(struct mmfix_fix *fix);
 };
 
 /* main.c: the livepatch itself; fix.c: set by its klp callbacks. */
@@ -124,7 +140,8 @@ extern struct mmfix_fix mmfix_khugepaged_scan;
 extern struct mmfix_fix *const mmfix_fixes[MMFIX_NR_FIXES];
 extern const char *const mmfix_fix_name_list;
 int mmfix_fix_index(const char *name);
-int mmfix_fixes_init(unsigned long enable_mask, bool enable_recommended);
+int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
+		     unsigned long enable_mask, bool enable_recommended);
 void mmfix_fixes_uninit(void);
 struct klp_func *mmfix_fixes_klp_funcs(void);
 extern const struct klp_callbacks mmfix_fixes_klp_callbacks;

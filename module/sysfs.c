@@ -112,6 +112,12 @@ static ssize_t applicable_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%d\n", mmfix_fix_of(kobj)->applicable);
 }
 
+static ssize_t patched_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", mmfix_fix_of(kobj)->patched);
+}
+
 static ssize_t reason_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -125,8 +131,8 @@ static ssize_t recommended_show(struct kobject *kobj,
 }
 
 /*
- * The kernel functions the fix replaces, one per line; none if it does
- * not apply (nothing of it is registered then).
+ * The kernel functions the fix replaces, one per line; none if it is
+ * not patched (nothing of it is registered then).
  */
 static ssize_t functions_show(struct kobject *kobj,
 			      struct kobj_attribute *attr, char *buf)
@@ -135,7 +141,7 @@ static ssize_t functions_show(struct kobject *kobj,
 	const struct klp_func *f;
 	int len = 0;
 
-	if (!fix->applicable)
+	if (!fix->patched)
 		return 0;
 	for (f = fix->funcs; f->old_name; f++)
 		len += sysfs_emit_at(buf, len, "%s\n", f->old_name);
@@ -144,6 +150,7 @@ static ssize_t functions_show(struct kobject *kobj,
 
 static struct kobj_attribute mmfix_enabled_attr = __ATTR_RW_MODE(enabled, 0644);
 static struct kobj_attribute mmfix_applicable_attr = __ATTR_RO(applicable);
+static struct kobj_attribute mmfix_patched_attr = __ATTR_RO(patched);
 static struct kobj_attribute mmfix_reason_attr = __ATTR_RO(reason);
 static struct kobj_attribute mmfix_recommended_attr = __ATTR_RO(recommended);
 static struct kobj_attribute mmfix_functions_attr = __ATTR_RO(functions);
@@ -151,6 +158,7 @@ static struct kobj_attribute mmfix_functions_attr = __ATTR_RO(functions);
 static struct attribute *mmfix_fix_attrs[] = {
 	&mmfix_enabled_attr.attr,
 	&mmfix_applicable_attr.attr,
+	&mmfix_patched_attr.attr,
 	&mmfix_reason_attr.attr,
 	&mmfix_recommended_attr.attr,
 	&mmfix_functions_attr.attr,

@@ -251,9 +251,11 @@ static int mmfix_ho_take_enabled(const char *names, const char *from)
 		strscpy(name, p, min(len + 1, sizeof(name)));
 		p += len;
 		i = mmfix_fix_index(name);
-		if (i < 0 || !mmfix_fixes[i]->applicable) {
+		if (i < 0 || !mmfix_fixes[i]->patched) {
 			pr_err("upgrade: fix %s is on in %s but %s in this build; refusing, nothing changed\n",
-			       name, from, i < 0 ? "unknown" : "does not apply");
+			       name, from, i < 0 ? "unknown" :
+			       !mmfix_fixes[i]->applicable ? "does not apply" :
+			       "not patched (fixes=)");
 			return -EINVAL;
 		}
 		mmfix_fix_set_enabled(mmfix_fixes[i], true);
