@@ -14,14 +14,43 @@ const char enable_help[] =
 	"Switch fix FIX on: write 1 to /sys/kernel/mmfix/fixes/FIX/enabled.\n"
 	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
 	"Fails, changing nothing, when the fix does not apply to the running\n"
-	"kernel (the fix's reason is printed) or when the livepatch is\n"
-	"disabled (\"livepatch disabled: ...\").\n";
+	"kernel (the fix's reason is printed), when it applies but the loaded\n"
+	"mmfix does not patch it (loaded with fixes= without it; the upgrade\n"
+	"that carries it is named), or when the livepatch is disabled\n"
+	"(\"livepatch disabled: ...\").\n";
 
 const char disable_help[] =
 	"Switch fix FIX off: write 0 to /sys/kernel/mmfix/fixes/FIX/enabled;\n"
 	"the patched code then behaves exactly like the running kernel's own.\n"
 	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
 	"Fails when the livepatch is disabled (\"livepatch disabled: ...\").\n";
+
+/*
+ * Applies, but the loaded module was loaded with fixes= without it: its
+ * functions are not redirected, so only a module that patches it can
+ * switch it on.  The hint names the upgrade that carries it too.
+ */
+static int not_patched(const char *fix)
+{
+	char list[MMFIX_MAX_FIXES * (MMFIX_FIX_NAME_MAX + 1)];
+	const char *other;
+	struct fix_list fl;
+	size_t n = 0;
+	unsigned int i;
+
+	other = strcmp(mmfix_module(), MMFIX_NAME) ? MMFIX_NAME : MMFIX_ALT_NAME;
+	list[0] = '\0';
+	fix_list_read(&fl);
+	for (i = 0; i < fl.n && n < sizeof(list); i++)
+		if (!strcmp(fl.name[i], fix) ||
+		    sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/patched",
+				    fl.name[i]) == 1)
+			n += snprintf(list + n, sizeof(list) - n, "%s%s",
+				      n ? "," : "", fl.name[i]);
+	p_err("fix %s is not patched by the loaded mmfix (loaded with fixes= without it); to carry it: " BIN_NAME " upgrade %s fixes %s",
+	      fix, other, list);
+	return EXIT_RUNTIME;
+}
 
 static int not_applicable(const char *fix)
 {
@@ -93,6 +122,10 @@ static int fix_set(const char *cmd, int argc, char **argv, bool on)
 	if (on && sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable",
 				  fix) == 0)
 		return not_applicable(fix);
+	/* no patched file (a module older than fixes=): as applicable */
+	if (on && sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/patched",
+				  fix) == 0)
+		return not_patched(fix);
 
 	ret = sysfs_path(path, sizeof(path), MMFIX_SYSFS_DIR "/fixes/%s/enabled",
 			 fix);

@@ -31,8 +31,9 @@ const char export_help[] =
 	"Print every mmfix counter, switch and state in the Prometheus text\n"
 	"format: mmfix_up, mmfix_state{state}, mmfix_info{version,kernel,\n"
 	"release,build}, the livepatch, mmfix_fix_enabled{fix} and the other\n"
-	"per-fix switches, each fix's counters (mmfix_FIX_COUNTER_total; times\n"
-	"in seconds), the lock statistics switches and counters\n"
+	"per-fix switches (applicable, patched, recommended), each fix's\n"
+	"counters (mmfix_FIX_COUNTER_total; times in seconds), the lock\n"
+	"statistics switches and counters\n"
 	"(mmfix_lru_lock_acquisitions_total{node}, mmfix_mmap_lock_*{mode},\n"
 	"...).  Needs neither root nor the module (then only mmfix_up 0 and\n"
 	"the state).\n"
@@ -364,6 +365,9 @@ static unsigned int prom_write(FILE *out)
 	fix_list_read(&fl);
 	prom_fix_switch(&p, &fl, "applicable",
 			"1 when the fix applies to the running kernel.");
+	/* none from a module older than fixes=, which has no patched file */
+	prom_fix_switch(&p, &fl, "patched",
+			"1 when the fix's functions are redirected by the livepatch (fixes= at load).");
 	prom_fix_switch(&p, &fl, "enabled", "1 while the fix is switched on.");
 	prom_fix_switch(&p, &fl, "recommended",
 			"1 when the fix is one of enable=recommended.");

@@ -182,6 +182,8 @@ struct fix_list {
 };
 /* Fix directories, in MMFIX_FIX_LIST order, then unknown ones sorted. */
 int fix_list_read(struct fix_list *fl);
+/* MMFIX_FIX_LIST's names, then the loaded module's others, sorted. */
+void fix_list_known(struct fix_list *fl);
 int fix_list_find(const struct fix_list *fl, const char *name);
 /* "a, b, c" or "(none)". */
 void fix_list_join(const struct fix_list *fl, char *buf, size_t size);
@@ -287,6 +289,9 @@ int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_unload(int argc, char **argv);
 int module_delete(const char *mod, uint64_t deadline);
+/* MMFIXCTL_FAKE_DELETE=1 (tests only), and whether --root is a sysfs. */
+bool fake_delete_requested(void);
+bool on_real_sysfs(void);
 int do_upgrade(int argc, char **argv);
 int do_transition(int argc, char **argv);
 int do_check(int argc, char **argv);

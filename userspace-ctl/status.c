@@ -22,9 +22,10 @@ const char status_help[] =
 	"livepatch state, whether the module is loaded and under which name\n"
 	"(mmfix, or mmfix_alt after an upgrade), its version, build\n"
 	"and kernel series, the running kernel, the lock statistics switches,\n"
-	"and for every fix whether it applies to this kernel, whether it is\n"
-	"enabled and recommended, why, the functions it patches and its\n"
-	"counters.  This is the default command.  The exit status is the\n"
+	"and for every fix whether it applies to this kernel, whether the\n"
+	"livepatch redirects its functions (patched; fixes= at load),\n"
+	"whether it is enabled and recommended, why, the functions it patches\n"
+	"and its counters.  This is the default command.  The exit status is the\n"
 	"state: 0 active, 3 transition, 4 livepatch-disabled, 5 load-refused,\n"
 	"6 not-loaded, 7 not-built (1 and 2 as for every command).\n";
 
@@ -400,7 +401,7 @@ static void print_fix(const char *fix)
 {
 	struct counter c[MMFIX_MAX_COUNTERS];
 	char reason[SYSFS_READ_MAX], fmt[64];
-	int width = 13, rec;	/* "applicable: " */
+	int width = 13, pat, rec;	/* "applicable: " */
 	unsigned int i, n;
 
 	n = counters_read(fix, c, MMFIX_MAX_COUNTERS);
@@ -413,6 +414,9 @@ static void print_fix(const char *fix)
 #define LABEL(l) (snprintf(fmt, sizeof(fmt), "  %-*s %%s\n", width, l), fmt)
 	print_bool("applicable", LABEL("applicable:"),
 		   sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable", fix));
+	/* a module older than fixes= has no patched file: no line, null */
+	pat = sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/patched", fix);
+	print_bool("patched", pat < 0 ? NULL : LABEL("patched:"), pat);
 	print_bool("enabled", LABEL("enabled:"),
 		   sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/enabled", fix));
 	rec = sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/recommended", fix);

@@ -341,6 +341,24 @@ int fix_list_read(struct fix_list *fl)
 	return 0;
 }
 
+/*
+ * Every fix name this mmfixctl knows (MMFIX_FIX_LIST), then the loaded
+ * module's others: the names a module may accept in fixes=.
+ */
+void fix_list_known(struct fix_list *fl)
+{
+	struct fix_list loaded;
+	unsigned int i;
+
+	fl->n = 0;
+	for (i = 0; i < ARRAY_SIZE(known_fixes); i++)
+		strcpy(fl->name[fl->n++], known_fixes[i]);
+	fix_list_read(&loaded);
+	for (i = 0; i < loaded.n && fl->n < MMFIX_MAX_FIXES; i++)
+		if (!fix_is_known(loaded.name[i]))
+			strcpy(fl->name[fl->n++], loaded.name[i]);
+}
+
 int fix_list_find(const struct fix_list *fl, const char *name)
 {
 	unsigned int i;
@@ -371,8 +389,8 @@ void fix_list_join(const struct fix_list *fl, char *buf, size_t size)
 static bool fix_attr(const char *name)
 {
 	return !strcmp(name, "enabled") || !strcmp(name, "applicable") ||
-	       !strcmp(name, "reason") || !strcmp(name, "recommended") ||
-	       !strcmp(name, "functions");
+	       !strcmp(name, "patched") || !strcmp(name, "reason") ||
+	       !strcmp(name, "recommended") || !strcmp(name, "functions");
 }
 
 static bool counter_name_valid(const char *name)

@@ -246,7 +246,7 @@ static int fake_delete(void)
 	return 0;
 }
 
-static bool fake_delete_requested(void)
+bool fake_delete_requested(void)
 {
 	const char *env = getenv("MMFIXCTL_FAKE_DELETE");
 
@@ -254,7 +254,7 @@ static bool fake_delete_requested(void)
 }
 
 /* True when path is on a real sysfs, where the fake delete must not run. */
-static bool on_real_sysfs(void)
+bool on_real_sysfs(void)
 {
 	char path[PATH_MAX];
 	struct statfs sfs;

@@ -6,7 +6,7 @@ usage: tree_fuzz.py BINARY WORKDIR COUNT SEED
 
 Where argv_fuzz.py varies the arguments over one well-formed tree, this
 varies the trees: every file mmfixctl reads (version, kernel, each fix's
-enabled/applicable/reason/counters, the livepatch's enabled/transition/
+enabled/applicable/patched/reason/counters, the livepatch's enabled/transition/
 signal, the lock statistics, and /proc/PID/task/TID/{patch_state,comm,
 stat,stack} through MMFIXCTL_PROC_ROOT) gets random contents (empty,
 binary, huge, numbers out of range, no newline), or is missing, a
@@ -149,6 +149,7 @@ def make_tree(rng, root, proc):
             os.makedirs(d)
             put(rng, os.path.join(d, "enabled"), "bool")
             put(rng, os.path.join(d, "applicable"), "bool")
+            put(rng, os.path.join(d, "patched"), "bool")
             put(rng, os.path.join(d, "reason"), "text")
             for c in range(rng.randint(0, 3)):
                 put(rng, os.path.join(d, rng.choice(
