@@ -35,6 +35,8 @@
 #                       is patched everywhere); writer ops per second
 # Metrics are ops per second of guest time: with tests/vm/boot --icount,
 # instructions; otherwise wall clock (noisy under TCG).
+# mmfixtest.fixes=LIST on the kernel command line loads mmfix with
+# fixes=LIST (only those fixes patched) instead of every applicable fix.
 
 . /tests/lib-bench.sh
 
@@ -45,6 +47,9 @@ full)	reps=5; ops=2000; anon_pages=512; anon_rounds=10; khd_ms=2000 ;;
 *)	reps=3; ops=1000; anon_pages=256; anon_rounds=8; khd_ms=1000 ;;
 esac
 configs="churn-t1 churn-t2 unmap-p64 anon-t1 mmap-t1 khugepaged"
+
+load_args=
+fixes=$(cmdline_get fixes) && load_args=fixes=$fixes
 
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
@@ -76,7 +81,7 @@ workload() {
 block() {
 	local st=$1 rep=$2 cfg r
 	if [ "$st" = on ]; then
-		mmfix_load || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+		mmfix_load $load_args || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
 		[ "$(cat $MMFIX_KLP/enabled)" = 1 ] || echo "# not patched" >&2
 		# every switch off, as after a plain load
 		grep -l 1 /sys/kernel/mmfix/fixes/*/enabled /sys/kernel/mmfix/stats/enabled \
@@ -117,7 +122,7 @@ bench_pairs $rows
 # calls_pass: CALLS rows, then COST rows from them and the medians.
 calls_pass() {
 	local tfs=/sys/kernel/tracing g=mmfix_ovh funcs='' placed='' f cfg r n before after ton
-	mmfix_load || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+	mmfix_load $load_args || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
 	# one directory FUNCTION,SYMPOS per redirected function
 	for f in "$MMFIX_KLP"/vmlinux/*,*/; do
 		f=${f%/}; f=${f##*/}; funcs="$funcs ${f%,*}"
