@@ -55,7 +55,8 @@ const char upgrade_help[] =
 	"fixes LIST chooses the fixes the new module patches (its fixes=\n"
 	"parameter): fix names separated by commas, or all for every fix\n"
 	"that applies (no fixes= passed).  Without it the loaded module's\n"
-	"patched set is kept (none passed when it has no patched files).\n"
+	"patched set is kept (none passed when it patches every fix that\n"
+	"applies, or has no patched files).\n"
 	"Refused, loading nothing, when LIST names an unknown fix or leaves\n"
 	"out a fix that is on (disable it first).\n"
 	"\n"
@@ -267,18 +268,32 @@ static int fixes_parse(struct upgrade_ctx *ctx, const char *list)
 	}
 }
 
-/* No "fixes LIST": the fixes the loaded module patches, if it says. */
+/*
+ * No "fixes LIST": the fixes the loaded module patches, if it says and
+ * leaves out one that applies; none (every fix that applies, also one
+ * the new build adds) when it was loaded without fixes= or as if.
+ */
 static void fixes_patched(struct upgrade_ctx *ctx)
 {
+	bool left_out = false;
 	struct fix_list fl;
 	unsigned int i;
+	int patched;
 
 	ctx->fixes.n = 0;
 	fix_list_read(&fl);
-	for (i = 0; i < fl.n; i++)
-		if (sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/patched",
-				    fl.name[i]) == 1)
+	for (i = 0; i < fl.n; i++) {
+		patched = sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/patched",
+					  fl.name[i]);
+		if (patched == 1)
 			strcpy(ctx->fixes.name[ctx->fixes.n++], fl.name[i]);
+		else if (!patched &&
+			 sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable",
+					 fl.name[i]) == 1)
+			left_out = true;
+	}
+	if (!left_out)
+		ctx->fixes.n = 0;
 }
 
 /*
