@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzzed input: random writes (empty, > PAGE_SIZE, binary, signed,
 # whitespace, partial, near misses) to every writable file under
-# /sys/kernel/mmfix, and random enable= values at load.  Each is either a
+# /sys/kernel/mmfix, and random enable= and fixes= values at load.  Each is either a
 # documented value (docs/ABI/testing/sysfs-kernel-mmfix) and accepted, or
 # refused with EINVAL, the value read back unchanged, and a refused load
 # leaves nothing behind.  Sizes: 150 writes per file and 30 loads in CI,
@@ -61,16 +61,21 @@ fi
 
 # Module parameters: every one the module lists (its .modinfo "parm="
 # strings; busybox modinfo wants a modules.dep) must be known here:
-# enable= is fuzzed below, the bool allow_unverified is t-79's, the bool
-# upgrade t-68's.
+# enable= and fixes= are fuzzed below, the bool allow_unverified is
+# t-79's, the bool upgrade t-68's.
 params=$(strings -a "$MMFIX_KO" | sed -n 's/^parm=\([^:]*\):.*/\1/p' | sort -u | paste -sd' ' -)
 echo "module parameters: $params"
-t_check fuzz-module-parameters-are-known test "$params" = "allow_unverified enable upgrade"
+t_check fuzz-module-parameters-are-known test "$params" = "allow_unverified enable fixes upgrade"
 sysfuzz param -n "$loads" -s "$seed" -k "$MMFIX_KO" -f "$fixes" -a "$applicable" \
 	>/tmp/fuzz-param.out 2>&1
 param_rc=$?
 cat /tmp/fuzz-param.out
 t_check fuzz-enable-parameter-accepted-iff-documented-else-einval test "$param_rc" = 0
+sysfuzz param -p fixes -n "$loads" -s "$seed" -k "$MMFIX_KO" -f "$fixes" -a "$applicable" \
+	>/tmp/fuzz-fixes.out 2>&1
+fixes_rc=$?
+cat /tmp/fuzz-fixes.out
+t_check fuzz-fixes-parameter-accepted-iff-documented-else-einval test "$fixes_rc" = 0
 t_check fuzz-refused-loads-leave-nothing \
 	test ! -e /sys/module/mmfix -a ! -e "$MMFIX_SYS" -a ! -e "$MMFIX_KLP"
 

@@ -16,8 +16,10 @@
  *	unchanged.  An empty write never reaches the kernel and must change
  *	nothing.  Each file gets its first value back at the end.
  *
- *   sysfuzz param [-n N] [-s SEED] -k MODULE.ko -f FIX[,FIX...] [-a FIX,...]
- *	N init_module(2) calls with "enable=PAYLOAD".  FIX: every fix the
+ *   sysfuzz param [-n N] [-s SEED] [-p fixes] -k MODULE.ko -f FIX[,FIX...] [-a FIX,...]
+ *	N init_module(2) calls with "enable=PAYLOAD" (-p fixes:
+ *	"fixes=PAYLOAD", which must name at least one fix that applies, and
+ *	loads with exactly the named applicable fixes patched, all off).  FIX: every fix the
  *	module has; -a: those that apply to this kernel.  The outcome is
  *	predicted from the kernel's parameter parsing (words split at
  *	whitespace, unknown words ignored, see predict_load()) and mmfix's
@@ -325,6 +327,8 @@ static int fuzz_file(const char *spec, const char *path, long n)
 static char *fixes[MAX_FIXES];
 static bool applies[MAX_FIXES];
 static int nfixes;
+/* the parameter fuzzed: enable= or fixes= */
+static const char *param = "enable";
 
 static int fix_index(const char *name, size_t len)
 {
@@ -361,8 +365,9 @@ static bool kspace(unsigned char c)
 }
 
 /*
- * What mmfix's enable= does with value p[0..len): -1 refuse, else the bit
- * mask of the fixes it names (strim()med first; empty items are skipped).
+ * What mmfix's enable= or fixes= does with value p[0..len): -1 refuse,
+ * else the bit mask of the fixes it names (strim()med first; empty items
+ * are skipped; fixes= refuses an empty list).
  */
 static long expected_mask(const char *p, size_t len)
 {
@@ -387,6 +392,8 @@ static long expected_mask(const char *p, size_t len)
 		}
 		start = i + 1;
 	}
+	if (!mask && !strcmp(param, "fixes"))
+		return -1;
 	return mask;
 }
 
@@ -402,12 +409,13 @@ static long expected_mask(const char *p, size_t len)
 static long predict_load(const char *p, size_t len)
 {
 	static char args[MAX_PAYLOAD + 16];
-	size_t n, i = 0, w, eq;
-	long mask = 0;
+	size_t n, i = 0, w, eq, plen = strlen(param);
+	long mask = 0, applies_mask = 0;
+	int f;
 
 	if (memchr(p, '"', len))
 		return -2;
-	n = snprintf(args, sizeof(args), "enable=");
+	n = snprintf(args, sizeof(args), "%s=", param);
 	memcpy(args + n, p, len);
 	n += len;
 	while (i < n) {
@@ -421,7 +429,7 @@ static long predict_load(const char *p, size_t len)
 			break;
 		for (eq = i; eq < w && args[eq] != '='; eq++)
 			;
-		if (eq - i == 6 && !memcmp(args + i, "enable", 6)) {
+		if (eq - i == plen && !memcmp(args + i, param, plen)) {
 			if (eq == w)
 				return -1;
 			mask = expected_mask(args + eq + 1, w - eq - 1);
@@ -430,6 +438,12 @@ static long predict_load(const char *p, size_t len)
 		}
 		i = w;
 	}
+	/* fixes=: refused unless it names a fix that applies */
+	for (f = 0; f < nfixes; f++)
+		if (applies[f])
+			applies_mask |= 1L << f;
+	if (!strcmp(param, "fixes") && !(mask & applies_mask))
+		return -1;
 	return mask;
 }
 
@@ -497,6 +511,7 @@ static int fuzz_param(const char *ko, long n)
 	char path[128], names[512] = "";
 	long i, acc = 0, rej = 0, mask, bad0 = nbad;
 	struct gen g = { .no_nul = true, .rare_valid = true };
+	const char *param_file = strcmp(param, "fixes") ? "enabled" : "patched";
 	const char **valid;
 	size_t len;
 	bool on;
@@ -535,14 +550,14 @@ static int fuzz_param(const char *ko, long n)
 	for (i = 0; i < n; i++) {
 		/*
 		 * A load that succeeds costs a patch transition and an unload
-		 * (seconds under TCG): keep a quarter of the payloads that
-		 * will be accepted.
+		 * (seconds under TCG): keep a quarter of the enable= payloads
+		 * that will be accepted (few fixes= ones are).
 		 */
 		do {
 			len = gen_payload(&g, buf);
 			mask = predict_load(buf, len);
-		} while (mask >= 0 && rnd_below(4));
-		snprintf(args, sizeof(args), "enable=%s", buf);
+		} while (mask >= 0 && param_file[0] == 'e' && rnd_below(4));
+		snprintf(args, sizeof(args), "%s=%s", param, buf);
 
 		ret = syscall(SYS_init_module, image, (unsigned long)st.st_size, args);
 		err = errno;
@@ -564,20 +579,25 @@ static int fuzz_param(const char *ko, long n)
 			bad("param", buf, len, "loaded with an undocumented value");
 		if (!wait_for(KLP_DIR "/transition", "0\n", 60000))
 			bad("param", buf, len, "patch transition did not finish");
+		/* "on": enabled (enable=) or patched (fixes=) reads 1 */
 		for (f = 0; f < nfixes; f++) {
-			snprintf(path, sizeof(path), MMFIX_DIR "/fixes/%s/enabled",
-				 fixes[f]);
+			snprintf(path, sizeof(path), MMFIX_DIR "/fixes/%s/%s",
+				 fixes[f], param_file);
 			on = file_is(path, "1\n");
 			if (mask >= 0 && on != (applies[f] && (mask >> f & 1)))
-				bad("param", buf, len, "fix %s is %s", fixes[f],
-				    on ? "on" : "off");
+				bad("param", buf, len, "fix %s %s is %d",
+				    fixes[f], param_file, on);
 			if (mask == -2 && on && !memmem(buf, len, fixes[f],
 						       strlen(fixes[f])))
-				bad("param", buf, len, "fix %s is on but not named",
-				    fixes[f]);
+				bad("param", buf, len, "fix %s %s but not named",
+				    fixes[f], param_file);
 			if (on && !applies[f])
-				bad("param", buf, len, "fix %s does not apply but is on",
-				    fixes[f]);
+				bad("param", buf, len, "fix %s does not apply but is %s",
+				    fixes[f], param_file);
+			snprintf(path, sizeof(path), MMFIX_DIR "/fixes/%s/enabled",
+				 fixes[f]);
+			if (param_file[0] == 'p' && file_is(path, "1\n"))
+				bad("param", buf, len, "fix %s is on", fixes[f]);
 		}
 		ret = module_unload();
 		if (ret) {
@@ -602,7 +622,7 @@ int main(int argc, char **argv)
 	int c, ret = 0;
 
 	optind = 2;
-	while ((c = getopt(argc, argv, "n:s:k:f:a:")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:k:f:a:p:")) != -1) {
 		switch (c) {
 		case 'n':
 			n = atol(optarg);
@@ -618,6 +638,13 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			a_list = optarg;
+			break;
+		case 'p':
+			if (strcmp(optarg, "enable") && strcmp(optarg, "fixes")) {
+				fprintf(stderr, "sysfuzz: -p enable or fixes\n");
+				return 2;
+			}
+			param = optarg;
 			break;
 		default: return 2;
 		}
@@ -647,7 +674,7 @@ int main(int argc, char **argv)
 		ret = fuzz_param(ko, n);
 	} else {
 		fprintf(stderr, "usage: sysfuzz write [-n N] [-s SEED] SPEC:FILE...\n"
-			"       sysfuzz param [-n N] [-s SEED] -k MODULE.ko -f FIX,... [-a FIX,...]\n");
+			"       sysfuzz param [-n N] [-s SEED] [-p fixes] -k MODULE.ko -f FIX,... [-a FIX,...]\n");
 		return 2;
 	}
 	if (ret)
