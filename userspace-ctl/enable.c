@@ -33,12 +33,10 @@ const char disable_help[] =
 static int not_patched(const char *fix)
 {
 	char list[MMFIX_MAX_FIXES * (MMFIX_FIX_NAME_MAX + 1)];
-	const char *other;
 	struct fix_list fl;
 	size_t n = 0;
 	unsigned int i;
 
-	other = strcmp(mmfix_module(), MMFIX_NAME) ? MMFIX_NAME : MMFIX_ALT_NAME;
 	list[0] = '\0';
 	fix_list_read(&fl);
 	for (i = 0; i < fl.n && n < sizeof(list); i++)
@@ -48,7 +46,7 @@ static int not_patched(const char *fix)
 			n += snprintf(list + n, sizeof(list) - n, "%s%s",
 				      n ? "," : "", fl.name[i]);
 	p_err("fix %s is not patched by the loaded mmfix (loaded with fixes= without it); to carry it: " BIN_NAME " upgrade %s fixes %s",
-	      fix, other, list);
+	      fix, mmfix_other_module(), list);
 	return EXIT_RUNTIME;
 }
 

@@ -173,6 +173,7 @@ int parse_u64(const char *s, uint64_t *val);
 
 bool mmfix_loaded(void);
 const char *mmfix_module(void);
+const char *mmfix_other_module(void);
 const char *klp_dir(void);
 bool fix_name_valid(const char *name);
 

@@ -237,6 +237,12 @@ const char *mmfix_module(void)
 	return s && !strcmp(s, MMFIX_ALT_NAME) ? MMFIX_ALT_NAME : MMFIX_NAME;
 }
 
+/* The name it is not loaded under: what an upgrade loads. */
+const char *mmfix_other_module(void)
+{
+	return strcmp(mmfix_module(), MMFIX_NAME) ? MMFIX_NAME : MMFIX_ALT_NAME;
+}
+
 /* Its livepatch directory, relative to the sysfs root. */
 const char *klp_dir(void)
 {

@@ -345,7 +345,7 @@ static int upgrade_check(struct upgrade_ctx *ctx, const char *arg)
 		return EXIT_RUNTIME;
 	}
 	ctx->from = mmfix_module();
-	ctx->to = strcmp(ctx->from, MMFIX_NAME) ? MMFIX_NAME : MMFIX_ALT_NAME;
+	ctx->to = mmfix_other_module();
 	if (!is_path(arg) && strcmp(arg, ctx->to)) {
 		if (!strcmp(arg, ctx->from))
 			return usage_err("upgrade: %s is the module loaded; upgrade to the other name, %s",
