@@ -78,8 +78,7 @@ static bool mmfix_patch_recommended;
 
 /*
  * A comma-separated list of fix names for parameter @param into @mask;
- * "recommended" sets *@recommended where that is allowed (non-NULL).
- * Unknown names fail.
+ * "recommended" sets *@recommended.  Unknown names fail.
  */
 static int mmfix_fix_list_parse(const char *param, const char *val,
 				unsigned long *mask, bool *recommended)
@@ -95,15 +94,15 @@ static int mmfix_fix_list_parse(const char *param, const char *val,
 	while ((tok = strsep(&cur, ",")) != NULL) {
 		if (!*tok)
 			continue;
-		if (recommended && !strcmp(tok, MMFIX_ENABLE_RECOMMENDED)) {
+		if (!strcmp(tok, MMFIX_ENABLE_RECOMMENDED)) {
 			*recommended = true;
 			continue;
 		}
 		i = mmfix_fix_index(tok);
 		if (i < 0) {
-			pr_err("%s=: unknown fix '%.32s' (known: %s%s)\n",
+			pr_err("%s=: unknown fix '%.32s' (known: %s, or %s)\n",
 			       param, tok, mmfix_fix_name_list,
-			       recommended ? ", or " MMFIX_ENABLE_RECOMMENDED : "");
+			       MMFIX_ENABLE_RECOMMENDED);
 			ret = -EINVAL;
 			break;
 		}
