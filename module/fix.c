@@ -114,7 +114,7 @@ int mmfix_fix_switch(struct mmfix_fix *fix, bool on)
 const char *mmfix_patch_state(void)
 {
 	if (!mmfix_patch_live())
-		return "disabled";
+		return mmfix_coexist_replaced(NULL, 0) ? "replaced" : "disabled";
 	return READ_ONCE(mmfix_patch_in_transition) ? "transition" : "enabled";
 }
 
@@ -141,6 +141,12 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
 		fix->recommended = false;
 	patch = patch || (patch_recommended && fix->recommended);
 	fix->patched = fix->applicable && patch;
+	/* never a copy over another livepatch's function (coexist.c) */
+	if (fix->patched && mmfix_coexist_owned(fix)) {
+		fix->patched = false;
+		fix->reason = fix->reason_buf;
+		pr_info("%s left out: %s\n", fix->name, fix->reason);
+	}
 	if (fix->applicable && !patch) {
 		if (enable) {
 			pr_err("enable=%s, but fixes= leaves it out; nothing was loaded\n",
@@ -152,7 +158,7 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
 	if (enable_recommended && fix->recommended && fix->patched)
 		mmfix_fix_set_enabled(fix, true);
 	else if (enable && mmfix_fix_set_enabled(fix, true))
-		pr_warn("%s does not apply to this kernel (%s); left disabled\n",
+		pr_warn("%s is not patched (%s); left disabled\n",
 			fix->name, fix->reason);
 	return 0;
 }
@@ -166,6 +172,7 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 		     unsigned long enable_mask, bool enable_recommended)
 {
 	unsigned int i, nr_funcs = 0;
+	const char *owner = NULL;
 	struct klp_func *f;
 	int ret;
 
@@ -180,6 +187,8 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 			i++;
 			goto err_fix;
 		}
+		if (mmfix_fixes[i]->owned_by[0])
+			owner = mmfix_fixes[i]->reason;
 		if (!mmfix_fixes[i]->patched)
 			continue;
 		for (f = mmfix_fixes[i]->funcs; f->old_name; f++) {
@@ -190,6 +199,12 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 			}
 			mmfix_klp_funcs[nr_funcs++] = *f;
 		}
+	}
+	if (!nr_funcs && owner) {
+		pr_err("nothing left to patch: every fix named that applies is another livepatch's (%s)\n",
+		       owner);
+		ret = -EBUSY;
+		goto err_fix;
 	}
 	if (!nr_funcs) {
 		pr_err("fixes=: none of the fixes named applies to this kernel; nothing to patch\n");
@@ -208,8 +223,11 @@ void mmfix_fixes_uninit(void)
 {
 	unsigned int i = MMFIX_NR_FIXES;
 
-	while (i--)
+	while (i--) {
+		if (mmfix_fixes[i]->exit)
+			mmfix_fixes[i]->exit(mmfix_fixes[i]);
 		free_percpu(mmfix_fixes[i]->counters);
+	}
 }
 
 struct klp_func *mmfix_fixes_klp_funcs(void)
@@ -236,12 +254,16 @@ static int mmfix_fixes_pre_patch(struct klp_object *obj)
 	int ret;
 
 	ret = mmfix_handover_pre_patch();
+	if (!ret)
+		ret = mmfix_coexist_pre_patch();
 	if (ret)
 		return ret;
 	WRITE_ONCE(mmfix_patch_in_transition, true);
 	for (i = 0; i < MMFIX_NR_FIXES; i++) {
 		fix = mmfix_fixes[i];
-		if (!fix->patched && fix->pre_drop && mmfix_upgrading()) {
+		/* drop only what the replaced mmfix patched */
+		if (!fix->patched && fix->pre_drop && mmfix_upgrading() &&
+		    mmfix_coexist_replaced_mmfix_patches(fix)) {
 			fix->pre_drop(fix);
 			mmfix_dropping |= BIT(i);
 		}

@@ -458,7 +458,7 @@ static void ks_hold_end_at(struct ks_walk *w, u64 end)
 
 	if (!w->start)
 		return;
-	ns = end - w->start;
+	ns = mmfix_elapsed(w->start, end);	/* CPUs' clocks may disagree */
 	w->start = 0;
 	mmfix_count(fix, KS_HOLDS);
 	mmfix_count_add(fix, KS_HOLD_TOTAL_NS, ns);
@@ -962,6 +962,8 @@ static void ks_wait_work(void)
 		wait_event_freezable(*ks_wait, ks_wait_event());
 }
 
+static void ks_watch_kick(struct mmfix_fix *fix);
+
 /* Replaces khugepaged(), the khugepaged kthread's function. */
 static int mmfix_khugepaged(void *none)
 {
@@ -971,6 +973,9 @@ static int mmfix_khugepaged(void *none)
 	set_user_nice(current, MAX_NICE);
 
 	while (!kthread_should_stop()) {
+		/* a transition mmfix's callbacks may not see (coexist.c) */
+		if (unlikely(klp_patch_pending(current)))
+			ks_watch_kick(&mmfix_khugepaged_scan);
 		ks_do_scan(&khugepaged_collapse_control);
 		ks_wait_work();
 	}
@@ -1034,24 +1039,83 @@ static void mmfix_khugepaged_exit(struct mm_struct *mm)
 
 static void ks_watch_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ks_watch, ks_watch_fn);
-static bool ks_watching;
+/*
+ * Under ks_watch_lock.  foreign: started for another livepatch's
+ * transition (ks_watch_kick()), which runs none of mmfix's callbacks;
+ * the watch then ends by itself with that transition.
+ */
+static DEFINE_SPINLOCK(ks_watch_lock);
+static bool ks_watching, ks_watch_foreign;
 static unsigned int ks_watch_checks;
 
 /*
  * The kernel's khugepaged() sets MAX_NICE first thing, and before it
  * runs, kthread() of 7.x sets the thread's CPUs to its node's
- * (kthread_affine_node()).  Once @t has done both, give it @cpus and
- * @nice, the old thread's.
+ * (kthread_affine_node()).  Once the new thread has done both, it gets
+ * the old thread's CPUs and nice value.  A work of its own waits for
+ * that (polling every KS_SETTLE_MS, at most KS_SETTLE_TRIES times), so
+ * that the watch, which klp callbacks cancel under klp_mutex, never
+ * sleeps: every module load waits for klp_mutex (klp_module_coming()).
  */
+#define KS_SETTLE_MS		20
+#define KS_SETTLE_TRIES		250
+
+static void ks_settle_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ks_settle_work, ks_settle_fn);
+static DEFINE_MUTEX(ks_settle_mutex);
+static struct {			/* under ks_settle_mutex */
+	struct task_struct *task;	/* a reference, NULL: none */
+	struct cpumask cpus;
+	long nice;
+	unsigned int tries;
+} ks_settling;
+
+static void ks_settle_fn(struct work_struct *work)
+{
+	struct task_struct *t;
+
+	mutex_lock(&ks_settle_mutex);
+	t = ks_settling.task;
+	if (t && task_nice(t) != MAX_NICE &&
+	    ++ks_settling.tries < KS_SETTLE_TRIES) {
+		queue_delayed_work(system_long_wq, &ks_settle_work,
+				   msecs_to_jiffies(KS_SETTLE_MS));
+		t = NULL;
+	} else if (t) {
+		set_cpus_allowed_ptr(t, &ks_settling.cpus);
+		set_user_nice(t, ks_settling.nice);
+		ks_settling.task = NULL;
+	}
+	mutex_unlock(&ks_settle_mutex);
+	if (t)
+		put_task_struct(t);
+}
+
+/* Give @t (taking the caller's reference) @cpus and @nice once it ran. */
 static void ks_settle(struct task_struct *t, const struct cpumask *cpus,
 		      long nice)
 {
-	int i;
+	struct task_struct *prev;
 
-	for (i = 0; i < 250 && task_nice(t) != MAX_NICE; i++)
-		msleep(20);
-	set_cpus_allowed_ptr(t, cpus);
-	set_user_nice(t, nice);
+	mutex_lock(&ks_settle_mutex);
+	prev = ks_settling.task;
+	ks_settling.task = t;
+	cpumask_copy(&ks_settling.cpus, cpus);
+	ks_settling.nice = nice;
+	ks_settling.tries = 0;
+	mutex_unlock(&ks_settle_mutex);
+	if (prev)
+		put_task_struct(prev);
+	mod_delayed_work(system_long_wq, &ks_settle_work, 0);
+}
+
+/* At unload: nothing left waiting. */
+static void ks_settle_cancel(void)
+{
+	cancel_delayed_work_sync(&ks_settle_work);
+	if (ks_settling.task)
+		put_task_struct(ks_settling.task);
+	ks_settling.task = NULL;
 }
 
 /* Whether @t and @old are in the same cgroups (the same css_set). */
@@ -1118,7 +1182,6 @@ static void ks_replace_unswitched(void)
 	mutex_unlock(ks_mutex);
 	mmfix_count(&mmfix_khugepaged_scan, KS_RESTARTS);
 	ks_settle(t, cpus, nice);
-	put_task_struct(t);
 	goto out_free_cpus;
 
 out_stop_new:
@@ -1130,27 +1193,89 @@ out_put_old:
 	put_task_struct(old);
 }
 
+/*
+ * Another livepatch's transition concerns khugepaged only if that patch
+ * has a khugepaged() (its own, or the no-op an atomic replace puts over
+ * mmfix's); otherwise the core switches the thread itself.  1: replace
+ * unswitched threads; 0: the transition ended or does not concern it;
+ * -EAGAIN: ask again at the next check.
+ */
 static void ks_watch_fn(struct work_struct *work)
 {
-	ks_replace_unswitched();
-	if (READ_ONCE(ks_watching))
+	bool foreign, again;
+	int concerned = 1;
+
+	spin_lock(&ks_watch_lock);
+	foreign = ks_watch_foreign;
+	spin_unlock(&ks_watch_lock);
+	if (foreign)
+		concerned = mmfix_coexist_transition_patches("khugepaged");
+	if (concerned > 0)
+		ks_replace_unswitched();
+
+	spin_lock(&ks_watch_lock);
+	if (!concerned && ks_watch_foreign)
+		ks_watching = ks_watch_foreign = false;
+	again = ks_watching;
+	spin_unlock(&ks_watch_lock);
+	if (again)
 		queue_delayed_work(system_long_wq, &ks_watch,
 				   ++ks_watch_checks < KS_WATCH_FAST ?
 				   1 : KS_WATCH_INTERVAL);
 }
 
-/* From before a transition until after it, also a reversed one. */
+/* From before a transition of mmfix's until after it, also a reversed one. */
 static void ks_watch_start(void)
 {
-	WRITE_ONCE(ks_watching, true);
+	spin_lock(&ks_watch_lock);
+	ks_watching = true;
+	ks_watch_foreign = false;
 	ks_watch_checks = 0;
-	queue_delayed_work(system_long_wq, &ks_watch, 1);
+	spin_unlock(&ks_watch_lock);
+	mod_delayed_work(system_long_wq, &ks_watch, 1);
 }
 
 static void ks_watch_stop(void)
 {
-	WRITE_ONCE(ks_watching, false);
+	spin_lock(&ks_watch_lock);
+	ks_watching = ks_watch_foreign = false;
+	spin_unlock(&ks_watch_lock);
 	cancel_delayed_work_sync(&ks_watch);
+}
+
+/*
+ * Another livepatch loaded (coexist.c), or khugepaged found a transition
+ * pending for itself: if no transition of mmfix's is being watched,
+ * watch this one until it ends.  An atomic replace's transition, whose
+ * no-op for khugepaged() never returns to the kernel's code in a thread
+ * sleeping in mmfix's, ends once the watch has replaced the thread.
+ */
+static void ks_watch_kick(struct mmfix_fix *fix)
+{
+	bool start;
+
+	spin_lock(&ks_watch_lock);
+	start = !ks_watching;
+	if (start) {
+		ks_watching = ks_watch_foreign = true;
+		ks_watch_checks = 0;
+	}
+	spin_unlock(&ks_watch_lock);
+	if (start)
+		queue_delayed_work(system_long_wq, &ks_watch, 1);
+}
+
+/*
+ * At unload.  After another livepatch's atomic replace no callback of
+ * mmfix's ran: its cursors are freed here (no task runs mmfix's code
+ * any more; after an upgrade they are the new module's, and kept).
+ */
+static void ks_fix_exit(struct mmfix_fix *fix)
+{
+	ks_watch_stop();
+	ks_settle_cancel();
+	if (mmfix_coexist_replaced(NULL, 0))
+		klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
 }
 
 /*
@@ -1276,6 +1401,8 @@ struct mmfix_fix mmfix_khugepaged_scan = {
 	.pre_drop = ks_pre_drop,
 	.post_drop = ks_post_drop,
 	.drop_reversed = ks_drop_reversed,
+	.foreign_transition = ks_watch_kick,
+	.exit = ks_fix_exit,
 };
 
 #endif /* MMFIX_SUPPORTED */

@@ -304,6 +304,13 @@ static int __init mmfix_init(void)
 	if (ret)
 		return ret;
 
+	/* an upgrade's atomic replace would disable any other livepatch */
+	if (mmfix_upgrade_requested()) {
+		ret = mmfix_coexist_upgrade_check();
+		if (ret)
+			return ret;
+	}
+
 	ret = mmfix_fixes_init(mmfix_patch_mask, mmfix_patch_recommended,
 			       mmfix_enable_mask, mmfix_enable_recommended);
 	if (ret)
@@ -326,19 +333,26 @@ static int __init mmfix_init(void)
 			goto err_sysfs;
 	}
 
+	ret = mmfix_coexist_init();
+	if (ret)
+		goto err_sysfs;
+
 	mmfix_objs[0].funcs = mmfix_fixes_klp_funcs();
 	mmfix_objs[0].callbacks = mmfix_fixes_klp_callbacks;
 	mmfix_patch.replace = mmfix_upgrading();
 	ret = klp_enable_patch(&mmfix_patch);
 	if (ret) {
 		pr_err("livepatch registration failed (%d); nothing was patched\n", ret);
-		goto err_sysfs;
+		goto err_coexist;
 	}
+	mmfix_coexist_arm();
 	pr_info("%s loaded on %s (%s build)%s\n", MMFIX_MODULE_VERSION,
 		init_utsname()->release, mmfix_verified ? "verified" : "unverified",
 		mmfix_upgrading() ? ", upgrading" : "");
 	return 0;
 
+err_coexist:
+	mmfix_coexist_uninit();
 err_sysfs:
 	mmfix_stats_uninit();
 	mmfix_sysfs_uninit();
@@ -352,6 +366,7 @@ err_fixes:
 /* Also after an upgrade replaced this module: then most is gone already. */
 static void __exit mmfix_exit(void)
 {
+	mmfix_coexist_uninit();
 	mmfix_stats_uninit();
 	mmfix_sysfs_uninit();
 	mmfix_handover_uninit();

@@ -7,6 +7,7 @@
 #define MMFIX_H
 
 #include <linux/livepatch.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 #include "../include/mmfix_abi.h"
@@ -72,6 +73,17 @@ struct mmfix_fix {
 	void (*pre_drop)(struct mmfix_fix *fix);
 	void (*post_drop)(struct mmfix_fix *fix);
 	void (*drop_reversed)(struct mmfix_fix *fix);
+	/*
+	 * Optional, for a patched fix: another livepatch has loaded while
+	 * mmfix's patch is enabled, and may be in its transition, which
+	 * runs none of mmfix's callbacks (coexist.c).
+	 */
+	void (*foreign_transition)(struct mmfix_fix *fix);
+	/* Optional: at unload, whatever happened to the patch. */
+	void (*exit)(struct mmfix_fix *fix);
+	/* coexist.c: the livepatch owning a function at load, and why. */
+	char owned_by[MODULE_NAME_LEN];
+	char reason_buf[128];
 };
 
 /* main.c: the livepatch itself; fix.c: set by its klp callbacks. */
@@ -166,9 +178,29 @@ void mmfix_stats_uninit(void);
 void mmfix_stats_handover_out(char *buf, size_t size);
 void mmfix_stats_handover_in(const char *names);
 
+/* coexist.c: other livepatches */
+int mmfix_coexist_init(void);
+void mmfix_coexist_arm(void);
+void mmfix_coexist_uninit(void);
+bool mmfix_coexist_owned(struct mmfix_fix *fix);
+int mmfix_coexist_upgrade_check(void);
+int mmfix_coexist_pre_patch(void);
+bool mmfix_coexist_replaced_mmfix_patches(const struct mmfix_fix *fix);
+void mmfix_coexist_overridden_by(const struct mmfix_fix *fix, char *buf,
+				 size_t size);
+bool mmfix_coexist_replaced(char *buf, size_t size);
+int mmfix_coexist_transition_patches(const char *func);
+
+/* Later minus earlier, 0 if the clocks of two CPUs disagree. */
+static __always_inline u64 mmfix_elapsed(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
 /* upgrade.c: replacing a loaded mmfix with this build (upgrade=1) */
 int mmfix_handover_init(bool enable_given);
 void mmfix_handover_uninit(void);
+bool mmfix_upgrade_requested(void);
 bool mmfix_upgrading(void);
 bool mmfix_handover_owner(void);
 int mmfix_handover_switch(struct mmfix_fix *fix, bool on);

@@ -194,8 +194,10 @@ static int mmfix_stats_start(unsigned int src)
 	if (ret)
 		return ret;
 	ret = mmfix_stats_lru_arm();
-	if (ret)
+	if (ret) {
 		mmfix_contention_put();
+		tracepoint_synchronize_unregister();
+	}
 	return ret;
 }
 
@@ -244,7 +246,13 @@ static void mmfix_stats_stop(unsigned int src)
 		else
 			mmfix_stats_lru_hold_stop();
 	}
-	if (src == MMFIX_STATS_SRC_MMAP && (base || hold))
+	/*
+	 * Whatever was unregistered, a tracepoint probe (mmap_lock's, or
+	 * the contention probes lru_lock shares) may still run until the
+	 * tracepoints' grace periods end (include/linux/tracepoint.h):
+	 * before anything it uses is freed, or the module goes.
+	 */
+	if (base || hold)
 		tracepoint_synchronize_unregister();
 	if (src == MMFIX_STATS_SRC_MMAP && base)
 		mmfix_stats_mmap_release();

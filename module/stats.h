@@ -168,12 +168,6 @@ static __always_inline void mmfix_stat_hold(struct mmfix_lock_stat *c, u64 ns)
 	c->hold_hist[mmfix_hist_bucket(ns)]++;
 }
 
-/* Later minus earlier, 0 if the clocks of two CPUs disagree. */
-static __always_inline u64 mmfix_elapsed(u64 from, u64 to)
-{
-	return to > from ? to - from : 0;
-}
-
 /*
  * stats_lru.c: arm() hooks the lock functions (the default tier),
  * hold_start() the unlocks (the hold tier); disarm() and hold_stop()

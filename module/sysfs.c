@@ -63,7 +63,18 @@ static ssize_t module_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", module_name(THIS_MODULE));
 }
 
+/* The livepatch whose atomic replace disabled mmfix's, or an empty line. */
+static ssize_t replaced_by_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	char name[MODULE_NAME_LEN];
+
+	mmfix_coexist_replaced(name, sizeof(name));
+	return sysfs_emit(buf, "%s\n", name);
+}
+
 static struct kobj_attribute mmfix_version_attr = __ATTR_RO(version);
+static struct kobj_attribute mmfix_replaced_by_attr = __ATTR_RO(replaced_by);
 static struct kobj_attribute mmfix_module_attr = __ATTR_RO(module);
 static struct kobj_attribute mmfix_kernel_attr = __ATTR_RO(kernel);
 static struct kobj_attribute mmfix_patch_attr = __ATTR_RO(patch);
@@ -75,6 +86,7 @@ static struct attribute *mmfix_top_attrs[] = {
 	&mmfix_kernel_attr.attr,
 	&mmfix_patch_attr.attr,
 	&mmfix_build_attr.attr,
+	&mmfix_replaced_by_attr.attr,
 	NULL
 };
 
@@ -148,7 +160,26 @@ static ssize_t functions_show(struct kobject *kobj,
 	return len;
 }
 
+/* The livepatch that owned one of the fix's functions at load, or "". */
+static ssize_t owned_by_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", mmfix_fix_of(kobj)->owned_by);
+}
+
+/* A livepatch loaded later that runs instead of the fix's code, or "". */
+static ssize_t overridden_by_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	char name[MODULE_NAME_LEN];
+
+	mmfix_coexist_overridden_by(mmfix_fix_of(kobj), name, sizeof(name));
+	return sysfs_emit(buf, "%s\n", name);
+}
+
 static struct kobj_attribute mmfix_enabled_attr = __ATTR_RW_MODE(enabled, 0644);
+static struct kobj_attribute mmfix_owned_by_attr = __ATTR_RO(owned_by);
+static struct kobj_attribute mmfix_overridden_by_attr = __ATTR_RO(overridden_by);
 static struct kobj_attribute mmfix_applicable_attr = __ATTR_RO(applicable);
 static struct kobj_attribute mmfix_patched_attr = __ATTR_RO(patched);
 static struct kobj_attribute mmfix_reason_attr = __ATTR_RO(reason);
@@ -162,6 +193,8 @@ static struct attribute *mmfix_fix_attrs[] = {
 	&mmfix_reason_attr.attr,
 	&mmfix_recommended_attr.attr,
 	&mmfix_functions_attr.attr,
+	&mmfix_owned_by_attr.attr,
+	&mmfix_overridden_by_attr.attr,
 	NULL
 };
 

@@ -88,6 +88,12 @@ static char mmfix_ho_from[MODULE_NAME_LEN];
 
 bool mmfix_patch_upgrading;
 
+/* upgrade=1 was given (the load may still be refused). */
+bool mmfix_upgrade_requested(void)
+{
+	return mmfix_upgrade;
+}
+
 bool mmfix_upgrading(void)
 {
 	return READ_ONCE(mmfix_patch_upgrading);
@@ -221,10 +227,12 @@ static void mmfix_handover_release(struct mmfix_handover *ho)
 	pr_info("%s handed over; this module can be removed\n", MMFIX_MODULE_VERSION);
 }
 
+/* @ctor_data: set to true, so that the caller knows it made the handover */
 static int mmfix_ho_ctor(void *obj, void *shadow_data, void *ctor_data)
 {
 	struct mmfix_handover *ho = shadow_data;
 
+	*(bool *)ctor_data = true;
 	ho->abi = MMFIX_HANDOVER_ABI;
 	spin_lock_init(&ho->lock);
 	strscpy(ho->owner, module_name(THIS_MODULE), sizeof(ho->owner));
@@ -436,6 +444,7 @@ void mmfix_handover_take_over(void)
 int mmfix_handover_init(bool enable_given)
 {
 	struct mmfix_handover *ho;
+	bool created = false;
 
 	/* e.g. options from /etc/modprobe.d for mmfix, loaded by modprobe */
 	if (mmfix_upgrade && enable_given)
@@ -443,16 +452,17 @@ int mmfix_handover_init(bool enable_given)
 	if (mmfix_upgrade)
 		return mmfix_handover_freeze();
 
-	rcu_read_lock();
-	ho = klp_shadow_get(MMFIX_HANDOVER_OBJ, MMFIX_HANDOVER_ID);
-	rcu_read_unlock();
+	/*
+	 * One step, under the livepatch core's shadow lock: two mmfix
+	 * modules loading at the same moment cannot both make it (a second
+	 * klp_shadow_alloc() would WARN).
+	 */
+	ho = klp_shadow_get_or_alloc(MMFIX_HANDOVER_OBJ, MMFIX_HANDOVER_ID,
+				     sizeof(*ho), GFP_KERNEL, mmfix_ho_ctor,
+				     &created);
 	if (!ho)
-		ho = klp_shadow_alloc(MMFIX_HANDOVER_OBJ, MMFIX_HANDOVER_ID,
-				      sizeof(*ho), GFP_KERNEL, mmfix_ho_ctor,
-				      NULL);
-	else
-		ho = NULL;
-	if (!ho) {
+		return -ENOMEM;
+	if (!created) {
 		pr_err("another mmfix is loaded (mmfix or mmfix_alt); upgrade it with mmfixctl upgrade, or unload it first\n");
 		return -EEXIST;
 	}
