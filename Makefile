@@ -186,13 +186,25 @@ uninstall-boot:
 	fi
 
 # Debian packages, built with dpkg-buildpackage from a copy of the
-# tree's files (git ls-files) in build/deb/, where the .debs land.
+# tree's files (git ls-files; without git, as from a release tarball,
+# every file but build/ and .cache/) in build/deb/, where the source
+# package (.dsc, .tar.xz), the .debs and VERSION (debian/version: the
+# version written into the copy) land.  Needs the build dependencies of
+# debian/control and lintian, which must report no error or warning.
 DEB_DIR = build/deb
 deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null || \
+		{ echo "make deb: needs dpkg-dev, debhelper, dh-dkms and lintian" >&2; exit 1; }
 	rm -rf $(DEB_DIR)
-	mkdir -p $(DEB_DIR)/mmfix-$(MMFIX_VERSION)
-	git ls-files -z --cached --others --exclude-standard | \
-		xargs -0 cp -P --parents -t $(DEB_DIR)/mmfix-$(MMFIX_VERSION)
-	cd $(DEB_DIR)/mmfix-$(MMFIX_VERSION) && \
-		env -u MAKEFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc
-	cd $(DEB_DIR) && lintian --fail-on error *.changes
+	mkdir -p $(DEB_DIR)
+	debian/version >$(DEB_DIR)/VERSION
+	set -e; v=$$(cat $(DEB_DIR)/VERSION); d=$(DEB_DIR)/mmfix-$$v; mkdir $$d; \
+	if git rev-parse --verify -q HEAD >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 cp -P --parents -t $$d; \
+	else \
+		tar -c --exclude=./build --exclude=./.cache --exclude=./.git . | tar -x -C $$d; \
+	fi; \
+	debian/version --apply $$d $$v >/dev/null; \
+	cd $$d && env -u MAKEFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc; \
+	cd .. && lintian --fail-on error,warning mmfix_$${v}_amd64.changes

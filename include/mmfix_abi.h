@@ -9,7 +9,13 @@
 #define MMFIX_ABI_H
 
 #define MMFIX_NAME		"mmfix"
-#define MMFIX_VERSION		"0.1.0"
+/*
+ * The version of the module, mmfixctl, dkms.conf and the Debian packages
+ * (CHANGELOG).  A release is "X.Y.Z"; between releases the tree says
+ * "X.Y.Z~dev" for the next release, which sorts before it, and "make
+ * deb" from a git checkout appends "+gitYYYYMMDD.HASH" (debian/version).
+ */
+#define MMFIX_VERSION		"0.2.0~dev"
 
 /* sysfs roots, relative to the sysfs mount point (/sys) */
 #define MMFIX_SYSFS_DIR		"kernel/mmfix"
