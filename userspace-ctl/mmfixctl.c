@@ -36,28 +36,28 @@ static const struct cmd cmds[] = {
 	{ "disable", do_disable, "FIX",
 	  "switch fix FIX off (root)", disable_help, 0 },
 	{ "unload",  do_unload,  "[--timeout SECONDS]",
-	  "disable the livepatch and remove the module (root)", unload_help,
+	  "disable the livepatch, remove the module (root)", unload_help,
 	  CMD_OPT_TIMEOUT },
 	{ "upgrade", do_upgrade,
 	  "[--timeout SECONDS] PATH-OR-MODULE [fixes LIST]",
-	  "replace the loaded mmfix with another build, fixes kept on (root)",
+	  "replace mmfix in place, fixes kept on (root)",
 	  upgrade_help, CMD_OPT_TIMEOUT },
 	{ "transition", do_transition,
 	  "[--timeout SECONDS] [--signal] [--revert]",
 	  "show a livepatch transition and what holds it up",
 	  transition_help, CMD_OPT_TIMEOUT | CMD_OPT_SIGNAL | CMD_OPT_REVERT },
 	{ "check",   do_check,   "[--btf FILE] [--release REL]",
-	  "which known problems and fixes apply to this kernel (BTF)",
+	  "which known problems and fixes apply here (BTF)",
 	  check_help, CMD_OPT_BTF | CMD_OPT_RELEASE },
 	{ "stats",   do_stats,
 	  "[--reset] [--format FORMAT] [on|off [lru_lock|mmap_lock|hold_time]]",
-	  "show lru_lock and mmap_lock statistics; --reset zeroes them; on/off",
+	  "lru_lock and mmap_lock statistics; switch, reset",
 	  stats_help, CMD_OPT_RESET | CMD_OPT_FORMAT },
 	{ "watch",   do_watch,   "[--count N] [INTERVAL]",
 	  "lock statistics per interval, until interrupted",
 	  watch_help, CMD_OPT_COUNT },
 	{ "export",  do_export,  "[--textfile DIR]",
-	  "every counter, switch and state in the Prometheus text format",
+	  "every counter and state, Prometheus text format",
 	  export_help, CMD_OPT_TEXTFILE },
 	{ "help",    do_help,    "[COMMAND]",
 	  "show this help, or the help of COMMAND", help_help, 0 },
@@ -85,9 +85,17 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/*
+ * Help is at most HELP_WIDTH columns: a summary gets its own line when
+ * its synopsis is long, and a long usage line goes on at the bracket
+ * groups (tests/unit/run checks every help text).
+ */
+#define HELP_WIDTH	80
+#define HELP_SYNOPSIS_COL	28
+
 static void help_all(FILE *out)
 {
-	char synopsis[64];
+	char synopsis[HELP_WIDTH];
 	size_t i;
 
 	fprintf(out,
@@ -101,21 +109,44 @@ static void help_all(FILE *out)
 		snprintf(synopsis, sizeof(synopsis), "%s%s%s", cmds[i].name,
 			 *cmds[i].args ? " " : "", cmds[i].args);
 		/* a long synopsis gets a line of its own */
-		if (strlen(synopsis) > 28)
-			fprintf(out, "  %s\n  %-28s %s\n", synopsis, "",
-				cmds[i].summary);
+		if (strlen(synopsis) > HELP_SYNOPSIS_COL)
+			fprintf(out, "  %s\n  %-*s %s\n", synopsis,
+				HELP_SYNOPSIS_COL, "", cmds[i].summary);
 		else
-			fprintf(out, "  %-28s %s\n", synopsis, cmds[i].summary);
+			fprintf(out, "  %-*s %s\n", HELP_SYNOPSIS_COL, synopsis,
+				cmds[i].summary);
 	}
 	fprintf(out, "\n" HELP_SPEC_OPTIONS "\n"
 		"Exit status: 0 success, 1 runtime error, 2 usage error.\n");
 }
 
+/*
+ * "Usage: mmfixctl [OPTIONS] CMD ARGS", ARGS broken between top-level
+ * words or bracket groups where the line would pass HELP_WIDTH; the
+ * lines after the first are indented under ARGS.
+ */
+static void help_usage(FILE *out, const struct cmd *cmd)
+{
+	const char *a = cmd->args, *end;
+	int col, indent, depth;
+
+	col = fprintf(out, "Usage: " BIN_NAME " [OPTIONS] %s", cmd->name);
+	indent = col + 1;
+	while (*a) {
+		for (end = a, depth = 0; *end && (depth || *end != ' '); end++)
+			depth += (*end == '[') - (*end == ']');
+		if (col + 1 + (end - a) >= HELP_WIDTH && col > indent)
+			col = fprintf(out, "\n%*s", indent - 1, "") - 1;
+		col += fprintf(out, " %.*s", (int)(end - a), a);
+		a = *end ? end + 1 : end;
+	}
+	fputc('\n', out);
+}
+
 static void help_cmd(FILE *out, const struct cmd *cmd)
 {
-	fprintf(out, "Usage: " BIN_NAME " [OPTIONS] %s%s%s\n\n%s\n"
-		HELP_SPEC_OPTIONS, cmd->name, *cmd->args ? " " : "", cmd->args,
-		cmd->help);
+	help_usage(out, cmd);
+	fprintf(out, "\n%s\n" HELP_SPEC_OPTIONS, cmd->help);
 }
 
 /* Help goes to stdout as text, or as {"help": TEXT} under --json. */
@@ -246,25 +277,38 @@ static int set_count(const char *arg)
 	return 0;
 }
 
-/* True when arg is a unique abbreviation of --name (as getopt accepts). */
-static bool long_opt_is(const char *arg, const char *name)
+/*
+ * The long option ARG ("--name" or "--name=VALUE") means, as
+ * getopt_long() resolves it: an exact name, or else an abbreviation of
+ * exactly one.  NULL when it means none.
+ */
+static const struct option *long_opt_find(const char *arg)
 {
-	size_t len = strlen(arg + 2), i, hits = 0;
+	const struct option *hit = NULL;
+	size_t len, i, hits = 0;
 
-	if (strncmp(arg, "--", 2) || !len || strchr(arg, '='))
-		return false;
-	for (i = 0; long_opts[i].name; i++)
-		if (!strncmp(long_opts[i].name, arg + 2, len))
-			hits++;
-	return hits == 1 && !strncmp(name, arg + 2, len);
+	if (strncmp(arg, "--", 2) || !arg[2])
+		return NULL;
+	len = strcspn(arg + 2, "=");
+	for (i = 0; long_opts[i].name; i++) {
+		if (strncmp(long_opts[i].name, arg + 2, len))
+			continue;
+		if (strlen(long_opts[i].name) == len)
+			return &long_opts[i];
+		hit = &long_opts[i];
+		hits++;
+	}
+	return hits == 1 ? hit : NULL;
 }
 
 /*
  * Look for -j/-p before getopt runs, so that even an error about an
- * earlier option is printed as JSON.
+ * earlier option is printed as JSON.  Which options take an argument
+ * comes from long_opts, getopt_long()'s own table.
  */
 static void prescan_json(int argc, char **argv)
 {
+	const struct option *o;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -272,14 +316,14 @@ static void prescan_json(int argc, char **argv)
 
 		if (!strcmp(a, "--"))
 			break;
-		if (long_opt_is(a, "root") || long_opt_is(a, "timeout") ||
-		    long_opt_is(a, "btf") || long_opt_is(a, "release") ||
-		    long_opt_is(a, "count") || long_opt_is(a, "format") ||
-		    long_opt_is(a, "textfile")) {
+		o = long_opt_find(a);
+		if (o && strchr(a, '=')) {
+			continue;	/* its argument is in a, or an error */
+		} else if (o && o->has_arg == required_argument) {
 			i++;	/* skip the option's argument */
-		} else if (long_opt_is(a, "json")) {
+		} else if (o && o->val == 'j') {
 			opts.json = true;
-		} else if (long_opt_is(a, "pretty")) {
+		} else if (o && o->val == 'p') {
 			opts.json = opts.pretty = true;
 		} else if (a[0] == '-' && a[1] && a[1] != '-' &&
 			   strspn(a + 1, "jphV") == strlen(a + 1)) {
