@@ -6,6 +6,9 @@
 # is 0.  Needs the exporter in the initramfs:
 #   tests/vm/run-suite --tests 't-64-*' \
 #       --file /usr/bin/prometheus-node-exporter:/bin/ 7.3
+# With /bin/promtool too (--file /usr/bin/promtool:/bin/) the export of
+# the real module, histograms included, goes through "promtool check
+# metrics".
 # fixes: populate_drain
 
 NE=/bin/prometheus-node-exporter
@@ -80,16 +83,27 @@ t_check node-exporter-lru-lock-acquisitions-move \
 # with hold_time 1 the lru_lock holds are served and move
 t_check node-exporter-no-hold-metrics-with-hold-time-0 \
 	test "$(metric mmfix_stats_hold_time_enabled)" = 0 -a \
-	"$(metric mmfix_lru_lock_holds_total)" = none -a \
-	"$(metric_sum mmfix_lru_lock_hold_seconds_total)" = none -a \
-	"$(metric mmfix_mmap_lock_worst_hold_seconds)" = none
+	"$(metric mmfix_lru_lock_hold_seconds_count)" = none -a \
+	"$(metric_sum mmfix_lru_lock_node_hold_seconds_total)" = none -a \
+	"$(metric_sum mmfix_mmap_lock_hold_max_seconds)" = none
+# the wait histogram: cumulative buckets up to +Inf = _count
+t_check node-exporter-serves-wait-histogram \
+	test "$(metric 'mmfix_lru_lock_wait_seconds_bucket{le="+Inf"}')" != none -a \
+	"$(metric 'mmfix_lru_lock_wait_seconds_bucket{le="+Inf"}')" = \
+	"$(metric mmfix_lru_lock_wait_seconds_count)"
 mmfixctl stats on hold_time >/dev/null
 populate churn -n 300 >/dev/null
 export_scrape
 t_check node-exporter-lru-holds-served-with-hold-time-1 \
 	test "$(metric mmfix_stats_hold_time_enabled)" = 1 -a \
-	"$(metric mmfix_lru_lock_holds_total)" != none -a \
-	"$(metric mmfix_lru_lock_holds_total)" != 0
+	"$(metric mmfix_lru_lock_hold_seconds_count)" != none -a \
+	"$(metric mmfix_lru_lock_hold_seconds_count)" != 0
+if command -v promtool >/dev/null; then
+	mmfixctl export >/tmp/export.prom
+	t_check promtool-accepts-export-of-real-module \
+		promtool check metrics </tmp/export.prom ||
+		promtool check metrics </tmp/export.prom 2>&1 | head -n 5
+fi
 mmfixctl stats off hold_time >/dev/null
 
 # fix on: populates skip the drain, the switch shows at the next scrape
