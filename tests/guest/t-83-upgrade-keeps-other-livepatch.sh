@@ -2,9 +2,9 @@
 # An mmfix upgrade never replaces another livepatch (issue #30 point 4):
 # with lp_unrelated (tests/guest/kmod/lp_unrelated.c: /proc/cmdline
 # reads "lp_unrelated", standing for a vendor's security livepatch)
-# and mmfix (populate_drain on) loaded, a hand-made
-# "insmod mmfix_alt.ko upgrade=1" (the atomic replace mmfixctl upgrade
-# uses) is refused, with one kernel log line naming lp_unrelated, and
+# and mmfix (populate_drain on) loaded, a hand-made load of
+# mmfix_alt.ko upgrade=1 (the atomic replace mmfixctl upgrade uses) is
+# refused, with one kernel log line naming lp_unrelated, and
 # everything stays as it was: lp_unrelated enabled and its code running,
 # mmfix's livepatch enabled, its switches writable and its fix running
 # (populate_drain's skipped moves), no mmfix_alt.
@@ -48,8 +48,10 @@ if ! mmfix_load enable=populate_drain; then
 	t_fail upgrade-keeps-other-mmfix-load "$MMFIX_ERR"
 else
 	mark2=$(kmsg_mark upgrade-keeps-other-insmod)
+	# one load attempt: busybox insmod retries a refused finit_module()
+	# with init_module()
 	t_check upgrade-beside-other-livepatch-refused sh -c \
-		"! insmod $KO_NEXT upgrade=1 2>/dev/null"
+		"! finit $KO_NEXT upgrade=1"
 	loop_until 30 sh -c "! test -d /sys/kernel/livepatch/mmfix_alt ||
 		test \$(cat /sys/kernel/livepatch/mmfix_alt/transition) = 0"
 	t_check upgrade-refused-lp-unrelated-still-enabled sh -c \
@@ -68,7 +70,7 @@ else
 		test "$(cat $F/populate_drain/skipped)" -ge $((s0 + 100))
 	dmesg_since "$mark2" | grep lp_unrelated >/tmp/upgrade-keeps.msgs
 	t_check upgrade-refusal-one-line-names-it \
-		test "$(grep -c '^mmfix_alt: ' /tmp/upgrade-keeps.msgs)" = 1 ||
+		test "$(wc -l </tmp/upgrade-keeps.msgs)" = 1 ||
 		cat /tmp/upgrade-keeps.msgs
 fi
 # clean up, whatever happened (an upgrade that went through left
