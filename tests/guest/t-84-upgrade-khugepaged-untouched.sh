@@ -3,10 +3,11 @@
 # 6a): khugepaged sleeps in the code of whoever patched khugepaged_scan,
 # so only a build that patches it, or an old module that did, needs a
 # new thread.  Seen through khugepaged's pid, with khugepaged kept busy
-# (waking every millisecond to walk 65536 pages' worth of an mm with
-# 20000 VMAs and a MADV_HUGEPAGE region): a busy khugepaged is often on
-# a CPU when the transition first tries to switch it, and today's code
-# restarts a thread the transition has not switched yet:
+# during the first upgrade (waking every millisecond to walk 65536
+# pages' worth of an mm with 20000 VMAs and a MADV_HUGEPAGE region): a
+# busy khugepaged is often on a CPU when the transition first tries to
+# switch it, and the code before #30 restarted a thread the transition
+# had not switched yet:
 #   mmfix loaded with fixes=populate_drain, then "mmfixctl upgrade
 #     mmfix_alt.ko fixes populate_drain": neither build patches
 #     khugepaged_scan, khugepaged keeps its pid;
@@ -24,9 +25,21 @@ F=/sys/kernel/mmfix/fixes
 
 have_kpid() { [ -n "$(kpids)" ]; }
 
-# upgrade_pid NAME FIXES: load mmfix with fixes=FIXES and populate_drain
-# on, upgrade to mmfix_alt with fixes populate_drain, unload; prints
-# "PID_BEFORE PID_AFTER" (empty: a step failed, reported as NAME-*).
+# busy 0|1: khugepaged at the test's idle settings, or busy (above)
+busy() {
+	if [ "$1" = 1 ]; then
+		echo 65536 >$KD/pages_to_scan
+		echo 1 >$KD/scan_sleep_millisecs
+	else
+		echo 4096 >$KD/pages_to_scan
+		echo 10000 >$KD/scan_sleep_millisecs
+	fi
+}
+
+# upgrade_pid NAME FIXES BUSY: load mmfix with fixes=FIXES and
+# populate_drain on, upgrade to mmfix_alt with fixes populate_drain
+# (khugepaged busy during it if BUSY is 1), unload; prints
+# "PID_BEFORE/PID_AFTER" (empty: a step failed, reported as NAME-*).
 upgrade_pid() {
 	local name=$1 p0 p1
 	if ! mmfix_load fixes="$2" enable=populate_drain; then
@@ -34,7 +47,9 @@ upgrade_pid() {
 		return 1
 	fi
 	p0=$(kpids | tr '\n' ' ')
+	busy "$3"
 	ctl "$name" upgrade "$KO_NEXT" fixes populate_drain >&2
+	busy 0
 	t_check "$name-upgraded" sh -c "test $CTL_RC = 0 &&
 		test \"\$(cat /sys/kernel/mmfix/module)\" = mmfix_alt &&
 		test \$(cat $F/populate_drain/enabled) = 1 &&
@@ -59,8 +74,7 @@ saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled)
 saved_sleep=$(cat $KD/scan_sleep_millisecs)
 saved_pages=$(cat $KD/pages_to_scan)
 echo madvise >$THP/enabled
-echo 1 >$KD/scan_sleep_millisecs
-echo 65536 >$KD/pages_to_scan
+busy 0
 loop_until 5 have_kpid
 khpidle -n 20000 >/tmp/khpidle-84.out 2>&1 &
 idle=$!
@@ -68,12 +82,12 @@ loop_until 60 grep -q '^ready' /tmp/khpidle-84.out ||
 	t_fail upgrade-khugepaged-workload "khpidle not ready: $(cat /tmp/khpidle-84.out)"
 mark=$(kmsg_mark upgrade-khugepaged)
 
-pids=$(upgrade_pid upgrade-khugepaged-neither populate_drain)
+pids=$(upgrade_pid upgrade-khugepaged-neither populate_drain 1)
 t_comment "neither build patches khugepaged_scan: khugepaged pid $pids"
 t_check upgrade-neither-patching-khugepaged-keeps-its-pid sh -c \
 	"test -n '${pids%/*}' && test '${pids%/*}' = '${pids#*/}'"
 
-pids=$(upgrade_pid upgrade-khugepaged-old populate_drain,khugepaged_scan)
+pids=$(upgrade_pid upgrade-khugepaged-old populate_drain,khugepaged_scan 0)
 t_comment "the old build patched khugepaged_scan: khugepaged pid $pids"
 t_check upgrade-leaving-khugepaged-scan-restarts-khugepaged sh -c \
 	"test -n '${pids%/*}' && test -n '${pids#*/}' && test '${pids%/*}' != '${pids#*/}'"
