@@ -34,6 +34,8 @@
 #define EXIT_REFUSED		5
 #define EXIT_NOT_LOADED		6
 #define EXIT_NOT_BUILT		7
+#define EXIT_REPLACED		8
+#define EXIT_OVERRIDDEN		9
 
 /* Version of the JSON keys: the "schema" member of every document. */
 #define MMFIXCTL_SCHEMA	2

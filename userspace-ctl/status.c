@@ -27,7 +27,10 @@ const char status_help[] =
 	"whether it is enabled and recommended, why, the functions it patches\n"
 	"and its counters.  This is the default command.  The exit status is the\n"
 	"state: 0 active, 3 transition, 4 livepatch-disabled, 5 load-refused,\n"
-	"6 not-loaded, 7 not-built (1 and 2 as for every command).\n";
+	"6 not-loaded, 7 not-built, 8 replaced (another livepatch's atomic\n"
+	"replace disabled mmfix's), 9 overridden (active, but another livepatch\n"
+	"loaded later runs instead of a fix's functions); 1 and 2 as for every\n"
+	"command.\n";
 
 enum lifecycle {
 	LIFE_ACTIVE,
@@ -36,6 +39,8 @@ enum lifecycle {
 	LIFE_REFUSED,
 	LIFE_NOT_LOADED,
 	LIFE_NOT_BUILT,
+	LIFE_REPLACED,
+	LIFE_OVERRIDDEN,
 };
 
 static const struct {
@@ -48,6 +53,8 @@ static const struct {
 	[LIFE_REFUSED]		= { "load-refused",	EXIT_REFUSED },
 	[LIFE_NOT_LOADED]	= { "not-loaded",	EXIT_NOT_LOADED },
 	[LIFE_NOT_BUILT]	= { "not-built",	EXIT_NOT_BUILT },
+	[LIFE_REPLACED]		= { "replaced",		EXIT_REPLACED },
+	[LIFE_OVERRIDDEN]	= { "overridden",	EXIT_OVERRIDDEN },
 };
 
 /* The active mode in "none [integrity] confidentiality", or NULL. */
@@ -210,7 +217,7 @@ static void life_not_loaded(struct life *lf, const char *release)
 }
 
 /*
- * enabled | transition | disabled: a livepatch transition in either
+ * enabled | transition | disabled | replaced: a livepatch transition in either
  * direction first (from its pre_unpatch callback on, the module's patch
  * file reads "disabled" while the unpatching transition still runs),
  * then the module's patch file, else the livepatch's enabled.
@@ -223,15 +230,36 @@ static const char *patch_state(char *buf, size_t size)
 		return "transition";
 	if (sysfs_attr_str(buf, size, MMFIX_SYSFS_DIR "/patch") &&
 	    (!strcmp(buf, "enabled") || !strcmp(buf, "transition") ||
-	     !strcmp(buf, "disabled")))
+	     !strcmp(buf, "disabled") || !strcmp(buf, "replaced")))
 		return buf;
 	en = sysfs_attr_bool("%s/enabled", klp_dir());
 	return en == 1 ? "enabled" : "disabled";
 }
 
+/*
+ * The first fix that another livepatch, loaded later, overrides, into
+ * @fix and @by; false if none.
+ */
+static bool fix_overridden(const struct fix_list *fl, const char **fix,
+			   char *by, size_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->n; i++) {
+		if (sysfs_attr_str(by, size, MMFIX_SYSFS_DIR "/fixes/%s/overridden_by",
+				   fl->name[i]) && *by) {
+			*fix = fl->name[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 static void life_loaded(struct life *lf, const char *patch,
 			const struct fix_list *fl)
 {
+	char by[SYSFS_READ_MAX];
+	const char *fix = NULL;
 	unsigned int i, on = 0;
 
 	for (i = 0; i < fl->n; i++)
@@ -244,10 +272,23 @@ static void life_loaded(struct life *lf, const char *patch,
 		snprintf(lf->reason, sizeof(lf->reason),
 			 "livepatch transition in progress%s (see '" BIN_NAME " transition')",
 			 target < 0 ? "" : target ? " (patching)" : " (unpatching)");
+	} else if (!strcmp(patch, "replaced")) {
+		lf->state = LIFE_REPLACED;
+		if (!sysfs_attr_str(by, sizeof(by), MMFIX_SYSFS_DIR "/replaced_by") ||
+		    !*by)
+			strcpy(by, "another livepatch");
+		snprintf(lf->reason, sizeof(lf->reason),
+			 "livepatch %.64s replaced mmfix's (atomic replace): no fix is in effect; run '" BIN_NAME " unload', and load mmfix again only if that livepatch is meant to run beside it",
+			 by);
 	} else if (!strcmp(patch, "disabled")) {
 		lf->state = LIFE_LP_DISABLED;
 		snprintf(lf->reason, sizeof(lf->reason),
 			 "the module is loaded but its livepatch is disabled: no fix is in effect; run '" BIN_NAME " unload' and load mmfix again");
+	} else if (fix_overridden(fl, &fix, by, sizeof(by))) {
+		lf->state = LIFE_OVERRIDDEN;
+		snprintf(lf->reason, sizeof(lf->reason),
+			 "livepatch enabled, but livepatch %.64s, loaded later, runs instead of %.32s's functions: that fix has no effect",
+			 by, fix);
 	} else {
 		lf->state = LIFE_ACTIVE;
 		snprintf(lf->reason, sizeof(lf->reason),
@@ -305,6 +346,8 @@ static void print_patch(const char *patch)
 	print_close_object();
 	if (!strcmp(patch, "disabled"))
 		print_text("livepatch:      DISABLED: no fix is in effect\n");
+	else if (!strcmp(patch, "replaced"))
+		print_text("livepatch:      REPLACED by another livepatch: no fix is in effect\n");
 	else if (!strcmp(patch, "transition"))
 		print_text("livepatch:      transition in progress\n");
 	else
@@ -397,6 +440,21 @@ static void print_counters(const struct counter *c, unsigned int n, int width)
 	print_close_object();
 }
 
+/*
+ * fixes/FIX/owned_by or overridden_by: another livepatch's name; a text
+ * line only when there is one, JSON "" when none, null for a module
+ * without the file.
+ */
+static void print_other_livepatch(const char *fix, const char *file,
+				  const char *fmt)
+{
+	char buf[SYSFS_READ_MAX];
+	const char *v = sysfs_attr_str(buf, sizeof(buf),
+				       MMFIX_SYSFS_DIR "/fixes/%s/%s", fix, file);
+
+	print_string(file, v && *v ? fmt : NULL, v);
+}
+
 static void print_fix(const char *fix)
 {
 	struct counter c[MMFIX_MAX_COUNTERS];
@@ -424,6 +482,8 @@ static void print_fix(const char *fix)
 	print_string("reason", LABEL("reason:"),
 		     sysfs_attr_str(reason, sizeof(reason),
 				    MMFIX_SYSFS_DIR "/fixes/%s/reason", fix));
+	print_other_livepatch(fix, "owned_by", LABEL("owned by:"));
+	print_other_livepatch(fix, "overridden_by", LABEL("OVERRIDDEN by:"));
 #undef LABEL
 	print_functions(fix, width);
 	print_counters(c, n, width);
@@ -484,6 +544,8 @@ int do_status(int argc, char **argv)
 
 	print_state(&lf);
 	print_patch(patch);
+	print_string("replaced_by", NULL,
+		     sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/replaced_by"));
 	/* mmfix or, after an upgrade, mmfix_alt: the name to modprobe -r */
 	print_bool_words("loaded", "module:         %s", 1, "loaded", "not loaded",
 			 "-");
