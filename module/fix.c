@@ -145,7 +145,6 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
 	if (fix->patched && mmfix_coexist_owned(fix)) {
 		fix->patched = false;
 		fix->reason = fix->reason_buf;
-		pr_info("%s left out: %s\n", fix->name, fix->reason);
 	}
 	if (fix->applicable && !patch) {
 		if (enable) {
@@ -211,6 +210,11 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 		ret = -EINVAL;
 		goto err_fix;
 	}
+	/* a refused load says it in one line, above; this one goes ahead */
+	for (i = 0; i < MMFIX_NR_FIXES; i++)
+		if (mmfix_fixes[i]->owned_by[0])
+			pr_info("%s left out: %s\n", mmfix_fixes[i]->name,
+				mmfix_fixes[i]->reason);
 	return 0;
 
 err_fix:
