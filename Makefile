@@ -8,7 +8,8 @@
 #   make test        set everything up and run the whole suite
 #                    (ends with "N passed, N failed")
 #   make bench       full-size benchmarks (figures quoted in docs/)
-#   make soak        full-size reliability suite
+#   make soak        full-size reliability suite, and the kernel's own
+#                    livepatch selftests, all of them, without and with mmfix
 #   make soak-cloud  the whole guest suite on the 7.3 -cloud-amd64 build
 #   make modules     mmfix.ko for every series (build/<series>/mmfix.ko)
 #   make ctl         mmfixctl
@@ -74,6 +75,7 @@ bench:
 # docs/reliability.md from what the guests reported (hours under TCG).
 soak: setup tools ctl
 	scripts/reliability $(SERIES)
+	tests/klp-selftests/run $(SERIES)
 
 # The whole guest suite on the -cloud-amd64 build of 7.3 (make test runs
 # a subset of it).
