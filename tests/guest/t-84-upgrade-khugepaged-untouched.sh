@@ -2,20 +2,22 @@
 # An upgrade restarts khugepaged only when it has to (issue #30 point
 # 6a): khugepaged sleeps in the code of whoever patched khugepaged_scan,
 # so only a build that patches it, or an old module that did, needs a
-# new thread.  Seen through khugepaged's pid, with khugepaged kept busy
-# during the first upgrade (waking every millisecond to walk 65536
-# pages' worth of an mm with 20000 VMAs and a MADV_HUGEPAGE region): a
-# busy khugepaged is often on a CPU when the transition first tries to
-# switch it, and the code before #30 restarted a thread the transition
-# had not switched yet:
+# new thread.  Seen through khugepaged's pid, with khugepaged busy on
+# CPU 1 during the first upgrade (waking every millisecond to walk
+# 65536 pages' worth of an mm with 20000 VMAs and a MADV_HUGEPAGE
+# region) while the test runs on CPU 0: the transition's first try
+# cannot switch a task running on another CPU, and the code before #30
+# restarted a thread the transition had not switched yet.  (Never
+# scan_sleep 0: on 6.1 a kthread that never sleeps is never switched,
+# and every transition stalls.)
 #   mmfix loaded with fixes=populate_drain, then "mmfixctl upgrade
 #     mmfix_alt.ko fixes populate_drain": neither build patches
 #     khugepaged_scan, khugepaged keeps its pid;
-#   the control, that the pid check sees a restart: mmfix loaded with
-#     fixes=populate_drain,khugepaged_scan (khugepaged_scan off), then
-#     the same upgrade leaves khugepaged_scan out: khugepaged leaves
-#     mmfix's code, with a new pid.
-# Both upgrades exit 0 with populate_drain on throughout.
+#   the control, that the pid check sees a restart: upgraded back to
+#     mmfix.ko with fixes populate_drain,khugepaged_scan, khugepaged
+#     moves into the new build's code, with a new pid.
+# Both upgrades exit 0 with populate_drain on throughout.  (Three module
+# loads: each takes ~9 s on 6.1 under TCG.)
 # fixes: populate_drain khugepaged_scan
 
 . /tests/lib-khugepaged.sh
@@ -25,41 +27,20 @@ F=/sys/kernel/mmfix/fixes
 
 have_kpid() { [ -n "$(kpids)" ]; }
 
-# busy 0|1: khugepaged at the test's idle settings, or busy (above)
+# busy 0|1: khugepaged at the test's idle settings, or busy (above):
+# khugepaged on CPU 1, this shell (and what it starts) on CPU 0
 busy() {
 	if [ "$1" = 1 ]; then
+		taskset -p 2 "$(kpid)" >/dev/null
+		taskset -p 1 $$ >/dev/null
 		echo 65536 >$KD/pages_to_scan
 		echo 1 >$KD/scan_sleep_millisecs
 	else
 		echo 4096 >$KD/pages_to_scan
 		echo 10000 >$KD/scan_sleep_millisecs
+		taskset -p 3 $$ >/dev/null
+		taskset -p 3 "$(kpid)" >/dev/null
 	fi
-}
-
-# upgrade_pid NAME FIXES BUSY: load mmfix with fixes=FIXES and
-# populate_drain on, upgrade to mmfix_alt with fixes populate_drain
-# (khugepaged busy during it if BUSY is 1), unload; prints
-# "PID_BEFORE/PID_AFTER" (empty: a step failed, reported as NAME-*).
-upgrade_pid() {
-	local name=$1 p0 p1
-	if ! mmfix_load fixes="$2" enable=populate_drain; then
-		t_fail "$name-load" "$MMFIX_ERR" >&2
-		return 1
-	fi
-	p0=$(kpids | tr '\n' ' ')
-	busy "$3"
-	ctl "$name" upgrade "$KO_NEXT" fixes populate_drain >&2
-	busy 0
-	t_check "$name-upgraded" sh -c "test $CTL_RC = 0 &&
-		test \"\$(cat /sys/kernel/mmfix/module)\" = mmfix_alt &&
-		test \$(cat $F/populate_drain/enabled) = 1 &&
-		test \$(cat $F/khugepaged_scan/patched) = 0" >&2
-	# a restart by the new module's callbacks is done once they ran
-	loop_until 5 have_kpid
-	p1=$(kpids | tr '\n' ' ')
-	ctl "$name-unload" unload >&2
-	mmfix_unload >&2 || t_fail "$name-unload" "$MMFIX_ERR" >&2
-	echo "${p0% }/${p1% }"
 }
 
 t_begin upgrade-khugepaged
@@ -82,15 +63,34 @@ loop_until 60 grep -q '^ready' /tmp/khpidle-84.out ||
 	t_fail upgrade-khugepaged-workload "khpidle not ready: $(cat /tmp/khpidle-84.out)"
 mark=$(kmsg_mark upgrade-khugepaged)
 
-pids=$(upgrade_pid upgrade-khugepaged-neither populate_drain 1)
-t_comment "neither build patches khugepaged_scan: khugepaged pid $pids"
-t_check upgrade-neither-patching-khugepaged-keeps-its-pid sh -c \
-	"test -n '${pids%/*}' && test '${pids%/*}' = '${pids#*/}'"
-
-pids=$(upgrade_pid upgrade-khugepaged-old populate_drain,khugepaged_scan 0)
-t_comment "the old build patched khugepaged_scan: khugepaged pid $pids"
-t_check upgrade-leaving-khugepaged-scan-restarts-khugepaged sh -c \
-	"test -n '${pids%/*}' && test -n '${pids#*/}' && test '${pids%/*}' != '${pids#*/}'"
+if ! mmfix_load fixes=populate_drain enable=populate_drain; then
+	t_fail upgrade-khugepaged-load "$MMFIX_ERR"
+else
+	p0=$(kpids | tr '\n' ' ')
+	busy 1
+	ctl up-84 upgrade "$KO_NEXT" fixes populate_drain
+	busy 0
+	t_check upgrade-khugepaged-neither-upgraded sh -c "test $CTL_RC = 0 &&
+		file_is /sys/kernel/mmfix/module mmfix_alt &&
+		file_is $F/populate_drain/enabled 1 && file_is $F/khugepaged_scan/patched 0"
+	loop_until 5 have_kpid
+	p1=$(kpids | tr '\n' ' ')
+	t_comment "neither build patches khugepaged_scan: khugepaged pid $p0-> $p1"
+	t_check upgrade-neither-patching-khugepaged-keeps-its-pid \
+		test -n "$p0" -a "$p0" = "$p1"
+	# the control: the pid check sees a restart
+	ctl up-84-back upgrade "$MMFIX_KO" fixes populate_drain,khugepaged_scan
+	t_check upgrade-khugepaged-patching-upgraded sh -c "test $CTL_RC = 0 &&
+		file_is /sys/kernel/mmfix/module mmfix &&
+		file_is $F/populate_drain/enabled 1 && file_is $F/khugepaged_scan/patched 1"
+	loop_until 5 have_kpid
+	p2=$(kpids | tr '\n' ' ')
+	t_comment "the new build patches khugepaged_scan: khugepaged pid $p1-> $p2"
+	t_check upgrade-patching-khugepaged-scan-restarts-khugepaged \
+		test -n "$p1" -a -n "$p2" -a "$p1" != "$p2"
+	ctl unload-84 unload
+	mmfix_unload || t_fail upgrade-khugepaged-unload "$MMFIX_ERR"
+fi
 
 kill -9 $idle 2>/dev/null
 wait $idle 2>/dev/null
