@@ -26,6 +26,7 @@
  * so under rcu_read_lock() and its spinlock, and gives up if it is dead:
  * klp_shadow_free() frees with kfree_rcu().
  */
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/kobject.h>
 #include <linux/livepatch.h>
@@ -452,6 +453,12 @@ int mmfix_handover_init(bool enable_given)
 	if (mmfix_upgrade)
 		return mmfix_handover_freeze();
 
+#ifdef MMFIX_TEST_HANDOVER_DELAY_MS
+	/* tests only: another load meets this one here (t-86) */
+	pr_info("test: waiting %d ms before the handover\n",
+		MMFIX_TEST_HANDOVER_DELAY_MS);
+	msleep(MMFIX_TEST_HANDOVER_DELAY_MS);
+#endif
 	/*
 	 * One step, under the livepatch core's shadow lock: two mmfix
 	 * modules loading at the same moment cannot both make it (a second
