@@ -153,21 +153,57 @@ dmesg_since() {
 
 kmsg_since() { dmesg_since "$@"; }
 
+# kmsg_has_marker TAG: is marker TAG in the kernel log?
+kmsg_has_marker() {
+	dmesg | awk -v m="mmfix-test: marker $1" '
+		(i = index($0, m)) && i == length($0) - length(m) + 1 { seen = 1 }
+		END { exit !seen }'
+}
+
 # dmesg_clean_since TAG: fail (and print them) if lines after marker TAG
-# show a warning, oops or stack trace.
+# show a warning, oops or stack trace, or if the marker is not in the
+# kernel log at all (never written, or overwritten): then nothing after
+# it can be known to be clean.
 MMFIX_BAD_KLOG='Call Trace|WARNING:|BUG:|Oops|Kernel panic|general protection|livepatch: .*(failed|error)'
 dmesg_clean_since() {
 	local bad
+	if ! kmsg_has_marker "$1"; then
+		echo "no marker '$1' in the kernel log"
+		return 1
+	fi
 	bad=$(dmesg_since "$1" | grep -E "$MMFIX_BAD_KLOG")
 	[ -z "$bad" ] && return 0
 	printf '%s\n' "$bad"
 	return 1
 }
 
+# summary_ratios_ok METRIC CONFIG...: a benchmark's output (lib-bench.sh
+# SUMMARY lines) on stdin has, for every CONFIG, a "SUMMARY METRIC" row
+# whose off and on medians are positive numbers and whose on/off ratio
+# is theirs (to its 3 decimals); prints what is missing or wrong.
+summary_ratios_ok() {
+	local m=$1
+	shift
+	awk -F'\t' -v m="SUMMARY $m" -v want="$*" '
+		function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
+		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) need[w[i]] = 1 }
+		$1 == m && ($2 in need) {
+			d = num($3) && num($4) && num($5) ? $4 / $3 - $5 : 1
+			if (d < 0) d = -d
+			if (d <= 0.0006 + 0.001 * $5) ok[$2] = 1
+			else print "bad row: " $0
+		}
+		END {
+			for (c in need) if (!(c in ok)) { print "no good " m " row for " c; bad = 1 }
+			exit bad
+		}'
+}
+
 # Helpers that also work as commands, e.g. in "sh -c '...'" or as the
 # CMD of loop_until; /init installs a wrapper for each in /usr/local/bin.
 MMFIX_LIB_COMMANDS="t_pass t_fail t_skip t_comment t_check loop_until file_is
-	kmsg_marker kmsg_mark kmsg_since dmesg_since dmesg_clean_since
+	kmsg_marker kmsg_mark kmsg_has_marker kmsg_since dmesg_since dmesg_clean_since
+	summary_ratios_ok
 	mmfix_loaded mmfix_load mmfix_unload"
 
 ### the mmfix livepatch module #################################################

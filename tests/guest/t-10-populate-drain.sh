@@ -53,8 +53,10 @@ t_check fix-off-every-populate-drains test "$d" = "500 0" || echo "drained/skipp
 
 echo 1 > $PD/enabled
 d=$(churn_delta -n 500)
-t_check fix-on-unlocked-populate-skips-drain test "$d" = "500 0" -o "$d" = "0 500" &&
-	t_check fix-on-counts-skipped-not-drained test "$d" = "0 500" || echo "delta: $d"
+# every populate counted once, and as a skip: "500 0" is a fix that
+# does nothing
+t_check fix-on-unlocked-populate-skips-drain test "$d" = "0 500" || echo "delta: $d"
+t_check fix-on-counts-skipped-not-drained test "${d% *}" = 0 -a "${d#* }" = 500
 
 d=$(churn_delta -n 200 -l)
 t_check fix-on-locked-populate-still-drains test "$d" = "200 0" || echo "delta: $d"
