@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzzed input: random writes (empty, > PAGE_SIZE, binary, signed,
 # whitespace, partial, near misses) to every writable file under
-# /sys/kernel/mmfix, and random enable= and fixes= values at load.  Each is either a
+# /sys/kernel/mmfix, and random enable= and fixes= values at load (fix
+# names and "recommended").  Each is either a
 # documented value (docs/ABI/testing/sysfs-kernel-mmfix) and accepted, or
 # refused with EINVAL, the value read back unchanged, and a refused load
 # leaves nothing behind.  Sizes: 150 writes per file and 30 loads in CI,
@@ -24,6 +25,10 @@ if ! mmfix_load; then
 fi
 fixes=$(rel_fixes | paste -sd, -)
 applicable=$(rel_applicable_fixes | paste -sd, -)
+# what "recommended" stands for in enable= and fixes= on this kernel
+recommended=$(for f in "$MMFIX_SYS"/fixes/*/recommended; do
+	[ "$(cat "$f")" != 1 ] || basename "${f%/recommended}"
+done | paste -sd, -)
 
 # The documented values of each writable file (sysfuzz SPEC).
 specs= unknown=
@@ -67,12 +72,12 @@ params=$(strings -a "$MMFIX_KO" | sed -n 's/^parm=\([^:]*\):.*/\1/p' | sort -u |
 echo "module parameters: $params"
 t_check fuzz-module-parameters-are-known test "$params" = "allow_unverified enable fixes upgrade"
 sysfuzz param -n "$loads" -s "$seed" -k "$MMFIX_KO" -f "$fixes" -a "$applicable" \
-	>/tmp/fuzz-param.out 2>&1
+	-r "$recommended" >/tmp/fuzz-param.out 2>&1
 param_rc=$?
 cat /tmp/fuzz-param.out
 t_check fuzz-enable-parameter-accepted-iff-documented-else-einval test "$param_rc" = 0
 sysfuzz param -p fixes -n "$loads" -s "$seed" -k "$MMFIX_KO" -f "$fixes" -a "$applicable" \
-	>/tmp/fuzz-fixes.out 2>&1
+	-r "$recommended" >/tmp/fuzz-fixes.out 2>&1
 fixes_rc=$?
 cat /tmp/fuzz-fixes.out
 t_check fuzz-fixes-parameter-accepted-iff-documented-else-einval test "$fixes_rc" = 0

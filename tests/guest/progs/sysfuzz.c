@@ -17,10 +17,14 @@
  *	nothing.  Each file gets its first value back at the end.
  *
  *   sysfuzz param [-n N] [-s SEED] [-p fixes] -k MODULE.ko -f FIX[,FIX...] [-a FIX,...]
+ *		[-r FIX,...]
  *	N init_module(2) calls with "enable=PAYLOAD" (-p fixes:
  *	"fixes=PAYLOAD", which must name at least one fix that applies, and
  *	loads with exactly the named applicable fixes patched, all off).  FIX: every fix the
- *	module has; -a: those that apply to this kernel.  The outcome is
+ *	module has; -a: those that apply to this kernel; -r: those whose
+ *	recommended file reads 1 here (at least one; without -r the keyword
+ *	"recommended" is never sent), which the list item "recommended"
+ *	stands for (in enable= and fixes=, alone or with names).  The outcome is
  *	predicted from the kernel's parameter parsing (words split at
  *	whitespace, unknown words ignored, see predict_load()) and mmfix's
  *	enable= (a comma list of known fix names, empty items allowed):
@@ -326,7 +330,11 @@ static int fuzz_file(const char *spec, const char *path, long n)
 
 static char *fixes[MAX_FIXES];
 static bool applies[MAX_FIXES];
+static bool recommends[MAX_FIXES];
 static int nfixes;
+/* -r given with a fix: "recommended" is a valid list item */
+static bool have_recommended;
+#define RECOMMENDED	"recommended"
 /* the parameter fuzzed: enable= or fixes= */
 static const char *param = "enable";
 
@@ -338,6 +346,22 @@ static int fix_index(const char *name, size_t len)
 		if (strlen(fixes[i]) == len && !memcmp(fixes[i], name, len))
 			return i;
 	return -1;
+}
+
+static void split_recommended(char *list)
+{
+	char *tok;
+	int i;
+
+	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		i = fix_index(tok, strlen(tok));
+		if (i < 0 || !applies[i]) {
+			fprintf(stderr, "sysfuzz: -r %s: not in -a\n", tok);
+			exit(2);
+		}
+		recommends[i] = true;
+		have_recommended = true;
+	}
 }
 
 static void split_fixes(char *list, bool applicable)
@@ -366,12 +390,13 @@ static bool kspace(unsigned char c)
 
 /*
  * What mmfix's enable= or fixes= does with value p[0..len): -1 refuse,
- * else the bit mask of the fixes it names (strim()med first; empty items
- * are skipped; fixes= refuses an empty list).
+ * else the bit mask of the fixes it names, "recommended" naming the
+ * recommended ones (strim()med first; empty items are skipped; fixes=
+ * refuses an empty list).
  */
 static long expected_mask(const char *p, size_t len)
 {
-	size_t start = 0, i;
+	size_t start = 0, i, rl = strlen(RECOMMENDED);
 	long mask = 0;
 	int f;
 
@@ -384,7 +409,12 @@ static long expected_mask(const char *p, size_t len)
 	for (i = 0; i <= len; i++) {
 		if (i < len && p[i] != ',')
 			continue;
-		if (i > start) {
+		if (i > start && have_recommended && i - start == rl &&
+		    !memcmp(p + start, RECOMMENDED, rl)) {
+			for (f = 0; f < nfixes; f++)
+				if (recommends[f])
+					mask |= 1L << f;
+		} else if (i > start) {
 			f = fix_index(p + start, i - start);
 			if (f < 0)
 				return -1;
@@ -508,7 +538,7 @@ static int module_unload(void)
 static int fuzz_param(const char *ko, long n)
 {
 	static char buf[MAX_PAYLOAD + 2], args[MAX_PAYLOAD + 16];
-	char path[128], names[512] = "";
+	char path[128], names[512] = "", rec_first[64];
 	long i, acc = 0, rej = 0, mask, bad0 = nbad;
 	struct gen g = { .no_nul = true, .rare_valid = true };
 	const char *param_file = strcmp(param, "fixes") ? "enabled" : "patched";
@@ -523,8 +553,11 @@ static int fuzz_param(const char *ko, long n)
 		fprintf(stderr, "sysfuzz: param needs -f FIX,...\n");
 		return 2;
 	}
-	/* documented values: each fix, all of them, and the empty list */
-	valid = calloc(nfixes + 2, sizeof(*valid));
+	/*
+	 * documented values: each fix, all of them, and the empty list;
+	 * with -r also "recommended" alone and with the first fix
+	 */
+	valid = calloc(nfixes + 4, sizeof(*valid));
 	for (f = 0; f < nfixes; f++) {
 		valid[f] = fixes[f];
 		snprintf(names + strlen(names), sizeof(names) - strlen(names),
@@ -534,6 +567,11 @@ static int fuzz_param(const char *ko, long n)
 	valid[nfixes + 1] = "";
 	g.valid = valid;
 	g.nvalid = nfixes + 2;
+	if (have_recommended) {
+		snprintf(rec_first, sizeof(rec_first), "%s,%s", RECOMMENDED, fixes[0]);
+		valid[g.nvalid++] = RECOMMENDED;
+		valid[g.nvalid++] = rec_first;
+	}
 
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
@@ -588,7 +626,9 @@ static int fuzz_param(const char *ko, long n)
 				bad("param", buf, len, "fix %s %s is %d",
 				    fixes[f], param_file, on);
 			if (mask == -2 && on && !memmem(buf, len, fixes[f],
-						       strlen(fixes[f])))
+						       strlen(fixes[f])) &&
+			    !(recommends[f] && memmem(buf, len, RECOMMENDED,
+						      strlen(RECOMMENDED))))
 				bad("param", buf, len, "fix %s %s but not named",
 				    fixes[f], param_file);
 			if (on && !applies[f])
@@ -616,13 +656,13 @@ static int fuzz_param(const char *ko, long n)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "", *ko = NULL;
-	char *f_list = NULL, *a_list = NULL;
+	char *f_list = NULL, *a_list = NULL, *r_list = NULL;
 	long n = 1000;
 	uint64_t seed = 0;
 	int c, ret = 0;
 
 	optind = 2;
-	while ((c = getopt(argc, argv, "n:s:k:f:a:p:")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:k:f:a:p:r:")) != -1) {
 		switch (c) {
 		case 'n':
 			n = atol(optarg);
@@ -638,6 +678,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			a_list = optarg;
+			break;
+		case 'r':
+			r_list = optarg;
 			break;
 		case 'p':
 			if (strcmp(optarg, "enable") && strcmp(optarg, "fixes")) {
@@ -671,10 +714,12 @@ int main(int argc, char **argv)
 			split_fixes(f_list, false);
 		if (a_list)
 			split_fixes(a_list, true);
+		if (r_list)
+			split_recommended(r_list);
 		ret = fuzz_param(ko, n);
 	} else {
 		fprintf(stderr, "usage: sysfuzz write [-n N] [-s SEED] SPEC:FILE...\n"
-			"       sysfuzz param [-n N] [-s SEED] [-p fixes] -k MODULE.ko -f FIX,... [-a FIX,...]\n");
+			"       sysfuzz param [-n N] [-s SEED] [-p fixes] -k MODULE.ko -f FIX,... [-a FIX,...] [-r FIX,...]\n");
 		return 2;
 	}
 	if (ret)
