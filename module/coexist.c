@@ -59,12 +59,16 @@ static bool mmfix_notifier_on;
 static bool mmfix_coexist_armed;
 
 /* Both names every build of mmfix loads under (Kbuild, upgrade.c). */
+static bool mmfix_mod_is_mmfix(const struct module *mod)
+{
+	const char *name = module_name(mod);
+
+	return !strcmp(name, "mmfix") || !strcmp(name, "mmfix_alt");
+}
+
 static bool mmfix_lp_is_mmfix(const struct klp_patch *p)
 {
-	const char *name = module_name(p->mod);
-
-	return p == &mmfix_patch || !strcmp(name, "mmfix") ||
-	       !strcmp(name, "mmfix_alt");
+	return p == &mmfix_patch || mmfix_mod_is_mmfix(p->mod);
 }
 
 static bool mmfix_sympos_eq(unsigned long a, unsigned long b)
@@ -278,13 +282,14 @@ static int mmfix_coexist_module_notify(struct notifier_block *nb,
 	bool replace = false;
 	unsigned int i;
 
+	/* an upgrade's new mmfix runs the callbacks that deal with it */
 	if (action != MODULE_STATE_LIVE || !is_livepatch_module(mod) ||
-	    mod == THIS_MODULE || !READ_ONCE(mmfix_coexist_armed))
+	    mmfix_mod_is_mmfix(mod) || !READ_ONCE(mmfix_coexist_armed))
 		return NOTIFY_DONE;
 
 	mutex_lock(&klp_mutex);
 	list_for_each_entry(p, &klp_patches, list) {
-		if (p->mod == mod && !mmfix_lp_is_mmfix(p)) {
+		if (p->mod == mod) {
 			replace = p->replace;
 			break;
 		}
