@@ -10,7 +10,8 @@
 #     replaced_by "lp_replace", its livepatch directory is gone, every
 #     switch reads 0 and writing 1 fails (EBUSY); mmfixctl status exits
 #     8 saying "replaced", -j has "replaced_by":"lp_replace", the export
-#     has mmfix_state{state="replaced"} 1;
+#     has mmfix_state{state="replaced"} 1 and
+#     mmfix_livepatch_replaced{livepatch="lp_replace"} 1;
 #   khugepaged runs on afterwards (the kernel's own code: full_scans
 #     moves), and mmfixctl unload removes mmfix.
 # On a stall (the issue saw 67 s) the test waits 30 s at most, then
@@ -43,6 +44,21 @@ switches_all_0() {
 		file_is "$d/enabled" 0 || bad="$bad ${d##*/}=$(cat "$d/enabled")"
 	done
 	[ -z "$bad" ] || { echo "on:$bad"; return 1; }
+}
+
+# unswitched: the tasks a patching transition has not switched yet
+# (patch_state 0), each with its kernel stack, for the log
+unswitched() {
+	local f p
+	echo "unswitched: patch_state of all tasks (count state):" \
+		$(cat /proc/[0-9]*/patch_state 2>/dev/null | sort | uniq -c)
+	for f in /proc/[0-9]*/patch_state; do
+		[ "$(cat "$f" 2>/dev/null)" = 0 ] || continue
+		p=${f#/proc/}
+		p=${p%/patch_state}
+		echo "unswitched: $p $(cat /proc/$p/comm 2>/dev/null)"
+		sed 's/^/    /' /proc/$p/stack 2>/dev/null | head -n 12
+	done
 }
 
 moves() { # FILE S: FILE's number grows within S seconds
@@ -84,8 +100,11 @@ else
 	if ! out=$(insmod "$RK" 2>&1); then
 		t_fail atomic-replace-loads "insmod $RK: $out"
 	else
-		# the issue's stall: wait 30 s at most, pass only within 10 s
-		loop_until 30 file_is "$LP/transition" 0
+		# the issue's stall: wait 30 s at most, pass only within 10 s;
+		# at 5 and 10 s, the tasks still to switch and where they are
+		loop_until 5 file_is "$LP/transition" 0 || unswitched
+		loop_until 5 file_is "$LP/transition" 0 || unswitched
+		loop_until 20 file_is "$LP/transition" 0
 		secs=$(( ($(now_cs) - t0) / 100 ))
 		t_comment "lp_replace transition: $(cat "$LP/transition") after ${secs}s"
 		t_check atomic-replace-transition-done-within-10s sh -c \
@@ -111,8 +130,9 @@ else
 			"grep -q '\"state\":\"replaced\"' /tmp/ctl-st-80-json &&
 			 grep -q '\"replaced_by\":\"lp_replace\"' /tmp/ctl-st-80-json"
 		ctl exp-80 export
-		t_check replaced-export-state \
-			grep -q '^mmfix_state{state="replaced"} 1' /tmp/ctl-exp-80
+		t_check replaced-export-state sh -c \
+			"grep -q '^mmfix_state{state=\"replaced\"} 1' /tmp/ctl-exp-80 &&
+			 grep -q '^mmfix_livepatch_replaced{livepatch=\"lp_replace\"} 1' /tmp/ctl-exp-80"
 		t_check replaced-khugepaged-runs khugepaged_runs
 		t_check replaced-khugepaged-scans moves $KD/full_scans 10
 		ctl unload-80 unload
