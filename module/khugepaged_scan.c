@@ -1156,14 +1156,6 @@ static void ks_replace_unswitched(void)
 	mutex_unlock(ks_mutex);
 	if (!old)
 		return;
-	/*
-	 * A thread made now would inherit kthreadd's pending state.  Wait
-	 * for the livepatch core to switch kthreadd: making threads at every
-	 * check keeps kthreadd busy, and a running task is not switched
-	 * (seen on 6.12: another patch's atomic replace took 5-16 s).
-	 */
-	if (klp_patch_pending(kthreadd_task))
-		goto out_put_old;
 
 	if (!alloc_cpumask_var(&cpus, GFP_KERNEL))
 		goto out_put_old;
