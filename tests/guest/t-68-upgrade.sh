@@ -124,7 +124,8 @@ if ! stall_start up; then
 else
 	timeout -s KILL 180 mmfixctl upgrade --timeout 8 "$KO_NEXT" >/tmp/ctl-stalled 2>&1 &
 	up=$!
-	loop_until 10 test -d /sys/kernel/livepatch/mmfix_alt
+	# loading an mmfix takes ~9 s on 6.1 under TCG, more on a busy host
+	loop_until 60 test -d /sys/kernel/livepatch/mmfix_alt
 	# meanwhile mmfix's switches are frozen: a write fails, nothing changes
 	t_check upgrade-switches-frozen-meanwhile sh -c "! echo 0 2>/dev/null >$F/populate_drain/enabled &&
 		test \$(cat $F/populate_drain/enabled) = 1 && test -d /sys/kernel/livepatch/mmfix_alt"
