@@ -70,6 +70,13 @@ struct mmfix_handover {
 /* The key: the parent of /sys/kernel/mmfix, the same for every build. */
 #define MMFIX_HANDOVER_OBJ	((void *)kernel_kobj)
 
+#ifdef MMFIX_TEST_HANDOVER_DELAY
+/* tests only (t-86): how long a load waits before making the handover */
+static unsigned int mmfix_test_handover_delay_ms;
+module_param_named(test_handover_delay_ms, mmfix_test_handover_delay_ms,
+		   uint, 0444);
+#endif
+
 static bool mmfix_upgrade;
 module_param_named(upgrade, mmfix_upgrade, bool, 0444);
 MODULE_PARM_DESC(upgrade,
@@ -453,11 +460,13 @@ int mmfix_handover_init(bool enable_given)
 	if (mmfix_upgrade)
 		return mmfix_handover_freeze();
 
-#ifdef MMFIX_TEST_HANDOVER_DELAY_MS
+#ifdef MMFIX_TEST_HANDOVER_DELAY
 	/* tests only: another load meets this one here (t-86) */
-	pr_info("test: waiting %d ms before the handover\n",
-		MMFIX_TEST_HANDOVER_DELAY_MS);
-	msleep(MMFIX_TEST_HANDOVER_DELAY_MS);
+	if (mmfix_test_handover_delay_ms) {
+		pr_info("test: waiting %u ms before the handover\n",
+			mmfix_test_handover_delay_ms);
+		msleep(mmfix_test_handover_delay_ms);
+	}
 #endif
 	/*
 	 * One step, under the livepatch core's shadow lock: two mmfix

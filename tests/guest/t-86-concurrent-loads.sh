@@ -6,9 +6,10 @@
 # followed by an allocation let both loads see none and the second
 # allocation hit the livepatch core's "Duplicate shadow variable" WARN,
 # which panics a panic_on_warn machine (issue #30).  The mmfix_alt of
-# tests/run-all (build/<series>/-next) waits 2 s where the handover is
-# looked up (-DMMFIX_TEST_HANDOVER_DELAY_MS=2000); mmfix is loaded in
-# that window.
+# tests/run-all (build/<series>-next, -DMMFIX_TEST_HANDOVER_DELAY) is
+# loaded with test_handover_delay_ms=20000: it waits 20 s where the
+# handover is looked up, longer than mmfix's load takes to reach it
+# (~9 s on 6.1 under TCG), and mmfix is loaded in that window.
 KO_ALT=/lib/mmfix/mmfix_alt.ko
 
 t_begin concurrent-loads
@@ -19,7 +20,7 @@ if [ ! -f "$KO_ALT" ]; then
 fi
 mmfix_unload
 mark=$(kmsg_mark concurrent-loads)
-insmod "$KO_ALT" >/tmp/t86.alt 2>&1 &
+insmod "$KO_ALT" test_handover_delay_ms=20000 >/tmp/t86.alt 2>&1 &
 alt=$!
 waiting() { dmesg_since "$mark" | grep -q 'mmfix_alt: test: waiting .* before the handover'; }
 if ! loop_until 60 waiting; then
