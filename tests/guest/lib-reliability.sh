@@ -88,7 +88,7 @@ REL_GAUGES="khugepaged_scan/cursors"
 rel_monotonic_counters() {
 	local f g skip
 	for f in $(find "$MMFIX_SYS/fixes" -type f | sort); do
-		case ${f##*/} in enabled|applicable|reason|recommended|functions) continue ;; esac
+		case ${f##*/} in enabled|applicable|reason|recommended|functions|owned_by|overridden_by) continue ;; esac
 		skip=
 		for g in $REL_GAUGES; do
 			case $f in */$g) skip=1 ;; esac
