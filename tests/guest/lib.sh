@@ -298,6 +298,19 @@ mmfix_unload() {
 	return 0
 }
 
+# lp_remove NAME: disable livepatch NAME (a test livepatch of
+# tests/guest/kmod; reversing its transition if one still runs), wait
+# for its directory to go, rmmod it.  Nothing loaded is no error.
+lp_remove() {
+	local d=/sys/kernel/livepatch/$1
+	if [ -d "$d" ]; then
+		file_is "$d/enabled" 1 && echo 0 >"$d/enabled"
+		loop_until 30 test ! -d "$d" || return 1
+	fi
+	[ -d "/sys/module/$1" ] || return 0
+	loop_until 10 sh -c "rmmod $1 2>/dev/null || ! test -d /sys/module/$1"
+}
+
 # stats_wait_unhooked [S]: after stats/enabled 0, wait (up to S s, 10)
 # until mmfix's lock statistics probes are gone: they stay for a second
 # after switching off, in case the switch comes back on.  The lru_lock

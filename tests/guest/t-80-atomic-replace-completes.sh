@@ -24,19 +24,6 @@ RK=/lib/mmfix/lp_replace.ko
 LP=/sys/kernel/livepatch/lp_replace
 F=/sys/kernel/mmfix/fixes
 
-# lp_remove NAME: disable livepatch NAME (reversing its transition if
-# one still runs), wait for its directory to go, rmmod it.  Nothing
-# loaded is no error.
-lp_remove() {
-	local d=/sys/kernel/livepatch/$1
-	if [ -d "$d" ]; then
-		file_is "$d/enabled" 1 && echo 0 >"$d/enabled"
-		loop_until 30 test ! -d "$d" || return 1
-	fi
-	[ -d "/sys/module/$1" ] || return 0
-	loop_until 10 sh -c "rmmod $1 2>/dev/null || ! test -d /sys/module/$1"
-}
-
 # switches_all_0: every fixes/*/enabled reads 0 (prints those that don't)
 switches_all_0() {
 	local d bad=

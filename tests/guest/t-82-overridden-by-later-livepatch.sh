@@ -18,19 +18,6 @@ F=/sys/kernel/mmfix/fixes
 CALLS=/sys/module/lp_populate/parameters/calls
 N=200
 
-# lp_remove NAME: disable livepatch NAME (reversing its transition if
-# one still runs), wait for its directory to go, rmmod it.  Nothing
-# loaded is no error.
-lp_remove() {
-	local d=/sys/kernel/livepatch/$1
-	if [ -d "$d" ]; then
-		file_is "$d/enabled" 1 && echo 0 >"$d/enabled"
-		loop_until 30 test ! -d "$d" || return 1
-	fi
-	[ -d "/sys/module/$1" ] || return 0
-	loop_until 10 sh -c "rmmod $1 2>/dev/null || ! test -d /sys/module/$1"
-}
-
 # jfix FIX FILE: FIX's object in the one-line mmfixctl -j output FILE
 jfix() { tr -d '\n' <"$2" | sed "s/.*{\"name\":\"$1\"//; s/{\"name\":.*//"; }
 
