@@ -51,9 +51,9 @@ extern struct klp_patch *klp_transition_patch;
 #define MMFIX_KLP_TRY_MS	5
 
 static DEFINE_SPINLOCK(mmfix_coexist_lock);
-/* under mmfix_coexist_lock */
+/* under mmfix_coexist_lock, as each fix's overridden_by */
 static char mmfix_replaced_by[MODULE_NAME_LEN];
-static char mmfix_overridden_by[MMFIX_NR_FIXES][MODULE_NAME_LEN];
+/* the module notifier is registered */
 static bool mmfix_notifier_on;
 /* From the moment mmfix's patch is enabled (klp_enable_patch() returned). */
 static bool mmfix_coexist_armed;
@@ -220,19 +220,13 @@ static bool mmfix_klp_trylock(void)
  * one of @fix's functions (the newest such), into @buf; "" if none.
  * While klp_mutex stays taken, what the last read found.
  */
-void mmfix_coexist_overridden_by(const struct mmfix_fix *fix, char *buf,
+void mmfix_coexist_overridden_by(struct mmfix_fix *fix, char *buf,
 				 size_t size)
 {
 	const char *name = "";
-	unsigned int idx;
 	struct klp_patch *p;
 	bool after = false;
 
-	for (idx = 0; idx < MMFIX_NR_FIXES; idx++)
-		if (mmfix_fixes[idx] == fix)
-			break;
-	if (WARN_ON_ONCE(idx == MMFIX_NR_FIXES))
-		return;
 	if (fix->patched && mmfix_klp_trylock()) {
 		list_for_each_entry(p, &klp_patches, list) {
 			if (p == &mmfix_patch)
@@ -242,12 +236,12 @@ void mmfix_coexist_overridden_by(const struct mmfix_fix *fix, char *buf,
 				name = module_name(p->mod);
 		}
 		spin_lock(&mmfix_coexist_lock);
-		strscpy(mmfix_overridden_by[idx], name, MODULE_NAME_LEN);
+		strscpy(fix->overridden_by, name, sizeof(fix->overridden_by));
 		spin_unlock(&mmfix_coexist_lock);
 		mutex_unlock(&klp_mutex);
 	}
 	spin_lock(&mmfix_coexist_lock);
-	strscpy(buf, mmfix_overridden_by[idx], size);
+	strscpy(buf, fix->overridden_by, size);
 	spin_unlock(&mmfix_coexist_lock);
 }
 

@@ -84,6 +84,8 @@ struct mmfix_fix {
 	/* coexist.c: the livepatch owning a function at load, and why. */
 	char owned_by[MODULE_NAME_LEN];
 	char reason_buf[128];
+	/* coexist.c, under its lock: what the last overridden_by read found */
+	char overridden_by[MODULE_NAME_LEN];
 };
 
 /* main.c: the livepatch itself; fix.c: set by its klp callbacks. */
@@ -186,7 +188,7 @@ bool mmfix_coexist_owned(struct mmfix_fix *fix);
 int mmfix_coexist_upgrade_check(void);
 int mmfix_coexist_pre_patch(void);
 bool mmfix_coexist_replaced_mmfix_patches(const struct mmfix_fix *fix);
-void mmfix_coexist_overridden_by(const struct mmfix_fix *fix, char *buf,
+void mmfix_coexist_overridden_by(struct mmfix_fix *fix, char *buf,
 				 size_t size);
 bool mmfix_coexist_replaced(char *buf, size_t size);
 int mmfix_coexist_transition_patches(const char *func);
