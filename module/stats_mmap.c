@@ -77,6 +77,74 @@ static atomic_t mmfix_mmap_waiters = ATOMIC_INIT(0);
 /* mmap_lock_released is registered: HELD slots may exist (hold tier). */
 static bool mmfix_mmap_released_hooked;
 
+#if MMFIX_KV(7, 0) > LINUX_VERSION_CODE
+/*
+ * 6.x: every event of the kernel's mmap_lock tracepoints carries the
+ * task's memcg path, which mm/mmap_lock.c formats (cgroup_path(), under
+ * css_set_lock and kernfs_rename_lock) before calling the probes, while
+ * its reg_refcount -- how many of those tracepoints have a probe, kept
+ * by their regfunc and unregfunc, trace_mmap_lock_reg() and _unreg()
+ * (livepatch relocations) -- is not 0.  mmfix's probes never read the
+ * path, so a tracepoint whose only probe is mmfix's should not count:
+ * mmfix's probe takes that count back when it finds itself alone on
+ * the tracepoint (TAKEN) and gives it back when another probe (perf,
+ * ftrace, BPF) has joined it, and before unregistering (STOPPED).  The
+ * count follows at mmfix's next event: a tracer's first events may carry
+ * an empty path, as the kernel's own do while it registers.  Only the
+ * probe that wins the state change calls reg or unreg, so the two calls
+ * always pair up.
+ */
+enum { MMFIX_PATH_STOPPED, MMFIX_PATH_COUNTED, MMFIX_PATH_TAKEN };
+
+struct mmfix_mmap_path {
+	struct tracepoint *tp;
+	atomic_t state;
+};
+
+static struct mmfix_mmap_path mmfix_path_acquired = {
+	.tp = &__tracepoint_mmap_lock_acquire_returned,
+};
+static struct mmfix_mmap_path mmfix_path_released = {
+	.tp = &__tracepoint_mmap_lock_released,
+};
+
+/* Before registering. */
+static void mmfix_path_start(struct mmfix_mmap_path *p)
+{
+	atomic_set(&p->state, MMFIX_PATH_COUNTED);
+}
+
+/* In mmfix's probe, on every event: alone, or joined by another probe? */
+static __always_inline void mmfix_path_check(struct mmfix_mmap_path *p)
+{
+	struct tracepoint_func *f = rcu_dereference_sched(p->tp->funcs);
+	int state = atomic_read(&p->state);
+	bool alone = f && !f[1].func;
+
+	if (alone && state == MMFIX_PATH_COUNTED) {
+		if (atomic_cmpxchg(&p->state, state, MMFIX_PATH_TAKEN) == state)
+			trace_mmap_lock_unreg();
+	} else if (!alone && state == MMFIX_PATH_TAKEN) {
+		if (atomic_cmpxchg(&p->state, state, MMFIX_PATH_COUNTED) == state)
+			trace_mmap_lock_reg();
+	}
+}
+
+/* Before unregistering: no probe changes the count any more. */
+static void mmfix_path_stop(struct mmfix_mmap_path *p)
+{
+	if (atomic_xchg(&p->state, MMFIX_PATH_STOPPED) == MMFIX_PATH_TAKEN)
+		trace_mmap_lock_reg();
+}
+#else
+/* 7.x: the tracepoints carry no memcg path. */
+struct mmfix_mmap_path { };
+static struct mmfix_mmap_path mmfix_path_acquired, mmfix_path_released;
+static inline void mmfix_path_start(struct mmfix_mmap_path *p) { }
+static inline void mmfix_path_check(struct mmfix_mmap_path *p) { }
+static inline void mmfix_path_stop(struct mmfix_mmap_path *p) { }
+#endif
+
 static unsigned long mmfix_mmap_hash(struct mm_struct *mm)
 {
 	return hash_long((unsigned long)current ^
@@ -232,6 +300,7 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 	bool counting, holding;
 	u64 now;
 
+	mmfix_path_check(&mmfix_path_acquired);
 	if (!in_task())
 		return;
 	counting = mmfix_stats_counting(MMFIX_STATS_SRC_MMAP);
@@ -306,6 +375,7 @@ static void mmfix_mmap_released(void *data, struct mm_struct *mm,
 {
 	struct mmfix_mmap_slot *s;
 
+	mmfix_path_check(&mmfix_path_released);
 	if (!in_task())
 		return;
 	s = mmfix_mmap_find(mm, MMFIX_MMAP_HELD, write);
@@ -418,6 +488,7 @@ int mmfix_stats_mmap_start(void)
 	if (!mmfix_mmap_table)
 		return -ENOMEM;
 	atomic_set(&mmfix_mmap_waiters, 0);
+	mmfix_path_start(&mmfix_path_acquired);
 	ret = register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
 							NULL);
 	if (ret) {
@@ -432,6 +503,7 @@ void mmfix_stats_mmap_stop(void)
 {
 	if (!mmfix_mmap_table)
 		return;
+	mmfix_path_stop(&mmfix_path_acquired);
 	WARN_ON_ONCE(unregister_trace_mmap_lock_acquire_returned(
 			mmfix_mmap_acquire_returned, NULL));
 }
@@ -443,6 +515,7 @@ int mmfix_stats_mmap_hold_start(void)
 
 	if (WARN_ON_ONCE(!mmfix_mmap_table))
 		return -EINVAL;
+	mmfix_path_start(&mmfix_path_released);
 	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
 	if (ret)
 		pr_warn("stats: cannot register the mmap_lock_released probe (%d)\n",
@@ -455,6 +528,7 @@ int mmfix_stats_mmap_hold_start(void)
 void mmfix_stats_mmap_hold_stop(void)
 {
 	WRITE_ONCE(mmfix_mmap_released_hooked, false);
+	mmfix_path_stop(&mmfix_path_released);
 	WARN_ON_ONCE(unregister_trace_mmap_lock_released(mmfix_mmap_released,
 							 NULL));
 }
