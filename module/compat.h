@@ -157,10 +157,15 @@
 #else
 # define MMFIX_FREGS_ARG0(fregs)	((fregs)->regs.di)
 #endif
+/*
+ * 6.x: the mmap_lock tracepoints pass a memcg path, formatted while
+ * mm/mmap_lock.c's count of registered ones is not 0 (stats_mmap.c).
+ */
 #if MMFIX_KV(7, 0) <= LINUX_VERSION_CODE
 # define MMFIX_MMAP_TP_PATH
 #else
 # define MMFIX_MMAP_TP_PATH		const char *memcg_path,
+# define MMFIX_HAVE_MMAP_MEMCG_PATH	1
 #endif
 
 #endif /* MMFIX_COMPAT_H */

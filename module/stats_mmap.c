@@ -77,7 +77,7 @@ static atomic_t mmfix_mmap_waiters = ATOMIC_INIT(0);
 /* mmap_lock_released is registered: HELD slots may exist (hold tier). */
 static bool mmfix_mmap_released_hooked;
 
-#if MMFIX_KV(7, 0) > LINUX_VERSION_CODE
+#ifdef MMFIX_HAVE_MMAP_MEMCG_PATH
 /*
  * 6.x: every event of the kernel's mmap_lock tracepoints carries the
  * task's memcg path, which mm/mmap_lock.c formats (cgroup_path(), under
