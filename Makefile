@@ -99,15 +99,23 @@ MMFIX_VERSION := $(shell scripts/abi-info version)
 KVER ?= $(shell uname -r)
 DKMS_SRC = /usr/src/mmfix-$(MMFIX_VERSION)
 DKMS_FILES = dkms.conf Makefile Kbuild scripts/abi-info scripts/gen-dkms-conf \
-	module/klp-symbols \
+	module/klp-symbols module/copied-functions module/verified-builds \
+	scripts/verify-build scripts/kernel-function scripts/extract-btf \
+	scripts/mmfix-verify-build tests/layout/run \
 	$(wildcard module/*.c module/*.h include/*.h) tools/klp/Makefile \
 	$(wildcard tools/klp/*.c tools/klp/*.h)
 # dkms runs make itself; it must not see this make's MAKEFLAGS.
 DKMS = env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS dkms
 DKMS_HAS = $(DKMS) status mmfix/$(MMFIX_VERSION) 2>/dev/null | grep -q .
 
-# What dkms.conf's MAKE runs in dkms's copy of the tree.
-dkms-build: module-local
+# What dkms.conf's MAKE runs in dkms's copy of the tree: first the
+# verified list (include/mmfix_verified.h) gets the builds verified on
+# this machine (/var/lib/mmfix/verified-builds), and with
+# MMFIX_VERIFY_BUILDS in /etc/default/mmfix an unverified build is
+# verified first (scripts/verify-build --dkms; docs/install.md).
+dkms-build:
+	scripts/verify-build --dkms $(KDIR)
+	$(MAKE) module-local
 
 dkms-src:
 	scripts/gen-dkms-conf --check
