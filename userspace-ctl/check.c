@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
@@ -494,13 +495,14 @@ static const struct {
  * The Debian package version of the running kernel: the word after
  * "Debian " in /proc/version, e.g. "6.1.192-3"; NULL if there is none.
  */
-static const char *proc_debian_version(char *buf, size_t size)
+const char *proc_debian_version(char *buf, size_t size)
 {
-	char line[1024], *p;
+	char line[1024], path[PATH_MAX + 16], *p;
 	size_t n;
 	FILE *f;
 
-	f = fopen("/proc/version", "r");
+	snprintf(path, sizeof(path), "%s/version", proc_root);
+	f = fopen(path, "r");
 	if (!f)
 		return NULL;
 	p = fgets(line, sizeof(line), f);
@@ -520,6 +522,83 @@ static const char *proc_debian_version(char *buf, size_t size)
 }
 
 /*
+ * Who verified build @release (Debian @version) for mmfix @mmfix_ver:
+ * the shipped list (include/mmfix_verified.h, VERIFIED_SHIPPED), this
+ * machine (VERIFIED_HERE: a line of /var/lib/mmfix/verified-builds,
+ * which mmfix-verify-build writes, for that mmfix version; the DKMS build
+ * compiles those into the module), or nobody (VERIFIED_NONE).
+ * $MMFIXCTL_LOCAL_LIST stands in for the local list (tests only).
+ */
+int build_verified_by(const char *release, const char *version,
+		      const char *mmfix_ver, struct verified_by *vb)
+{
+	char line[1024], *f[9], *save = NULL, *p;
+	const char *path = getenv("MMFIXCTL_LOCAL_LIST");
+	size_t i;
+	int n;
+	FILE *file;
+
+	memset(vb, 0, sizeof(*vb));
+	vb->by = VERIFIED_NONE;
+	if (!release || !version)
+		return vb->by;
+	for (i = 0; i < ARRAY_SIZE(verified_builds); i++)
+		if (!strcmp(verified_builds[i].release, release) &&
+		    !strcmp(verified_builds[i].version, version)) {
+			snprintf(vb->without, sizeof(vb->without), "%s",
+				 verified_builds[i].without);
+			return vb->by = VERIFIED_SHIPPED;
+		}
+	file = fopen(path && *path ? path : MMFIX_LOCAL_LIST, "r");
+	if (!file)
+		return vb->by;
+	while (fgets(line, sizeof(line), file)) {
+		line[strcspn(line, "\n")] = '\0';
+		for (n = 0, p = strtok_r(line, "\t", &save); p && n < 9;
+		     p = strtok_r(NULL, "\t", &save))
+			f[n++] = p;
+		/* build SERIES VERSION RELEASE WITHOUT DATE SOURCE MMFIX */
+		if (n != 8 || strcmp(f[0], "build") || strcmp(f[2], version) ||
+		    strcmp(f[3], release) || (mmfix_ver && strcmp(f[7], mmfix_ver)))
+			continue;
+		vb->by = VERIFIED_HERE;
+		snprintf(vb->date, sizeof(vb->date), "%s", f[5]);
+		snprintf(vb->source, sizeof(vb->source), "%s", f[6]);
+		snprintf(vb->without, sizeof(vb->without), "%s",
+			 strcmp(f[4], "-") ? f[4] : "");
+		for (p = vb->without; *p; p++)
+			if (*p == ',')
+				*p = ' ';
+	}
+	fclose(file);
+	return vb->by;
+}
+
+/* "verified (shipped list)", "verified here on DATE from SOURCE" */
+const char *verified_by_words(const struct verified_by *vb, char *buf,
+			      size_t size)
+{
+	if (vb->by == VERIFIED_SHIPPED)
+		snprintf(buf, size, "verified (shipped list)");
+	else if (vb->by == VERIFIED_HERE)
+		snprintf(buf, size, "verified here on %s from %s", vb->date,
+			 vb->source);
+	else
+		snprintf(buf, size, "unverified");
+	return buf;
+}
+
+/* JSON only: "verified_by" ("shipped", "here" or null), date, source */
+void print_verified_by(const struct verified_by *vb)
+{
+	print_string("verified_by", NULL, vb->by == VERIFIED_SHIPPED ? "shipped" :
+		     vb->by == VERIFIED_HERE ? "here" : NULL);
+	print_string("verified_date", NULL, vb->by == VERIFIED_HERE ? vb->date : NULL);
+	print_string("verified_source", NULL,
+		     vb->by == VERIFIED_HERE ? vb->source : NULL);
+}
+
+/*
  * Whether the kernel is a build whose copied code mmfix verified
  * (include/mmfix_verified.h); the module refuses any other build of its
  * series unless loaded with allow_unverified=1.  Unknown (-1) without
@@ -528,20 +607,18 @@ static const char *proc_debian_version(char *buf, size_t size)
  */
 static void print_verified(const struct kernel *k, const char *version)
 {
-	char list[512];
+	static struct verified_by vb;
+	char list[512], words[256];
 	size_t i, len = 0;
 	int verified = -1;
 
 	if (!k->supported)
 		return;
 	if (version) {
-		verified = 0;
-		for (i = 0; i < ARRAY_SIZE(verified_builds); i++)
-			if (!strcmp(verified_builds[i].release, k->release) &&
-			    !strcmp(verified_builds[i].version, version)) {
-				verified = 1;
-				left_out = verified_builds[i].without;
-			}
+		verified = build_verified_by(k->release, version, MMFIX_VERSION,
+					     &vb) != VERIFIED_NONE;
+		if (verified)
+			left_out = vb.without;
 	}
 	list[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(verified_builds); i++) {
@@ -562,8 +639,14 @@ static void print_verified(const struct kernel *k, const char *version)
 	print_text(verified == 1 ? "\n" : verified == 0 ?
 		   ": mmfix refuses to load without allow_unverified=1\n" :
 		   " (--release gives no Debian version)\n");
+	if (verified == 1)
+		print_text("          %s\n", verified_by_words(&vb, words, sizeof(words)));
+	if (version)
+		print_verified_by(&vb);
 	if (verified != 1)
 		print_text("          verified %s builds: %s\n", k->series, list);
+	if (verified == 0)
+		print_text("          mmfix-verify-build verifies it on this machine (mmfix-verify-build(8))\n");
 }
 
 /* The loaded module's build: "unverified build" must not go unseen. */

@@ -34,7 +34,8 @@
 const char export_help[] =
 	"Print every mmfix counter, switch and state in the Prometheus text\n"
 	"format: mmfix_up, mmfix_state{state}, mmfix_info{version,kernel,\n"
-	"release,build}, the livepatch (mmfix_livepatch_replaced{livepatch}\n"
+	"release,build}, mmfix_build_verified{by,date,source} (by: shipped,\n"
+	"here or module), the livepatch (mmfix_livepatch_replaced{livepatch}\n"
 	"when another one replaced it), mmfix_fix_enabled{fix} and the other\n"
 	"per-fix switches (applicable, patched, recommended, overridden and\n"
 	"owned_by_other_livepatch{fix,livepatch}), each fix's counters\n"
@@ -151,6 +152,35 @@ static void prom_replaced(struct prom *p, const char *patch)
 		    "livepatch", by, NULL);
 }
 
+/*
+ * mmfix_build_verified{by,date,source}: 1 when the loaded module runs on
+ * a verified build, by "shipped" (the shipped list), "here" (this
+ * machine, mmfix-verify-build: date and source too) or "module" (the
+ * module's own list); 0 with by="" on an unverified build.
+ */
+static void prom_verified(struct prom *p, const char *build, const char *ver,
+			  const char *release)
+{
+	struct verified_by vb = { .by = VERIFIED_NONE };
+	char dver[64];
+	int verified;
+
+	if (!build)
+		return;
+	verified = !strcmp(build, "verified");
+	if (verified)
+		build_verified_by(release, proc_debian_version(dver, sizeof(dver)),
+				  ver, &vb);
+	prom_family(p, "mmfix_build_verified", "gauge",
+		    "1 when the running kernel build is one mmfix's copied code was "
+		    "verified on: by the shipped list, here (mmfix-verify-build, "
+		    "with date and source) or the module's own list.");
+	prom_sample(p, "mmfix_build_verified", verified, false,
+		    "by", !verified ? "" : vb.by == VERIFIED_SHIPPED ? "shipped" :
+		    vb.by == VERIFIED_HERE ? "here" : "module",
+		    "date", vb.date, "source", vb.source, NULL);
+}
+
 static void prom_module(struct prom *p)
 {
 	char ver[64], ker[64], build[64], patch[32];
@@ -168,6 +198,7 @@ static void prom_module(struct prom *p)
 		    "release", uts.release,
 		    "build", sysfs_attr_str(build, sizeof(build), MMFIX_SYSFS_DIR "/build"),
 		    NULL);
+	prom_verified(p, build, ver, uts.release);
 	en = sysfs_attr_bool("%s/enabled", klp_dir());
 	tr = sysfs_attr_bool("%s/transition", klp_dir());
 	pt = sysfs_attr_str(patch, sizeof(patch), MMFIX_SYSFS_DIR "/patch");

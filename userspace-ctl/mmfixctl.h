@@ -298,6 +298,22 @@ bool on_real_sysfs(void);
 int do_upgrade(int argc, char **argv);
 int do_transition(int argc, char **argv);
 int do_check(int argc, char **argv);
+
+/* check.c: who verified a build (shipped list, this machine, nobody) */
+#define MMFIX_LOCAL_LIST	"/var/lib/mmfix/verified-builds"
+enum { VERIFIED_NONE, VERIFIED_SHIPPED, VERIFIED_HERE };
+struct verified_by {
+	int by;
+	char date[16];
+	char source[160];
+	char without[128];	/* space-separated fixes left out */
+};
+int build_verified_by(const char *release, const char *version,
+		      const char *mmfix_ver, struct verified_by *vb);
+const char *verified_by_words(const struct verified_by *vb, char *buf,
+			      size_t size);
+void print_verified_by(const struct verified_by *vb);
+const char *proc_debian_version(char *buf, size_t size);
 int do_stats(int argc, char **argv);
 int do_watch(int argc, char **argv);
 int do_export(int argc, char **argv);

@@ -354,16 +354,33 @@ static void print_patch(const char *patch)
 		print_text("livepatch:      %s\n", patch);
 }
 
+/*
+ * The module's own word (/sys/kernel/mmfix/build) and who verified the
+ * running build: the shipped list, this machine (mmfix-verify-build) or,
+ * for a module whose list neither has, its own list.
+ */
 static void print_build(void)
 {
-	char buf[64];
+	char buf[64], mver[64], dver[64], words[256];
 	const char *b = sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/build");
+	struct verified_by vb = { .by = VERIFIED_NONE };
+	struct utsname uts;
 
 	print_string("build", NULL, b);
+	if (b && !strcmp(b, "verified") && !uname(&uts))
+		build_verified_by(uts.release, proc_debian_version(dver, sizeof(dver)),
+				  sysfs_attr_str(mver, sizeof(mver), MMFIX_SYSFS_DIR "/version"),
+				  &vb);
 	if (b && !strcmp(b, "unverified"))
 		print_text("build:          unverified build (loaded with allow_unverified=1)\n");
+	else if (b && !strcmp(b, "verified") && vb.by != VERIFIED_NONE)
+		print_text("build:          %s\n", verified_by_words(&vb, words, sizeof(words)));
+	else if (b && !strcmp(b, "verified"))
+		print_text("build:          verified (the module's own list)\n");
 	else if (b)
 		print_text("build:          %s\n", b);
+	if (b)
+		print_verified_by(&vb);
 }
 
 /* stats/enabled and, where this module has them, the finer switches */
