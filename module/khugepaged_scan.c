@@ -22,6 +22,10 @@
  *    trylock at the start fails: khugepaged never sleeps behind one
  *    process's writer.  Every VMA walked moves the address past
  *    itself, so each hold makes progress whatever the batch;
+ *  - each retake lost that way doubles the mm's batch, at most 32
+ *    times the first, until its walk starts at 0 again, so that busy
+ *    writers do not make crossing N VMAs take N / batch winning
+ *    trylocks (6.1, which has no ks_pass_unlocked());
  *  - a scan that could not get or keep the lock moves the saved address
  *    past the VMAs that hold no whole PMD without the lock (6.12, 7.x:
  *    ks_pass_unlocked()), so the next hold starts where there is work.
@@ -79,6 +83,14 @@ enum {
 
 /* klp shadow variable id of a saved scan address ("mmfx" + fix 3). */
 #define KS_CURSOR_ID	0x6d6d667803UL
+/* ... and of the batch level saved with it (ks_level). */
+#define KS_LEVEL_ID	0x6d6d667813UL
+
+/*
+ * The most doublings of the batch after retakes lost to writers:
+ * 32 batches, 32768 VMAs at the default pages_to_scan.
+ */
+#define KS_LEVEL_MAX	5
 
 /* Kernel-private types (mm/mm_slot.h, mm/khugepaged.c), same layout. */
 struct mmfix_mm_slot {
@@ -145,6 +157,15 @@ static struct mutex *ks_mutex;
 
 /* Whether scans save cursors; see ks_cursors_enable(). */
 static bool ks_cursors_on;
+
+/*
+ * With the fix on, the batch of the mm being scanned is doubled this many
+ * times (at most KS_LEVEL_MAX): once for each retake lost to a writer
+ * since the walk of the mm started at 0.  Goes with
+ * khugepaged_scan.address, saved and taken with it; only khugepaged
+ * changes it.
+ */
+static unsigned int ks_level;
 
 /*
  * What the kernels differ in, as the walk below uses it (besides the step
@@ -229,17 +250,29 @@ static void ks_cursor_dtor(void *obj, void *shadow_data)
 	mmfix_count_add(&mmfix_khugepaged_scan, KS_CURSORS, -1);
 }
 
+static int ks_level_ctor(void *obj, void *shadow_data, void *ctor_data)
+{
+	*(unsigned int *)shadow_data = *(unsigned int *)ctor_data;
+	return 0;
+}
+
 /*
  * Where the scan of @slot starts, with the fix on: the address saved when
- * its last scan lost the trylock, else 0.  The cursor is consumed, so a
- * saved cursor exists only for mms that are not being scanned.  Called
- * with khugepaged_mm_lock held.
+ * its last scan lost the trylock, else 0; the batch level saved with it
+ * goes to ks_level (which the caller set to 0).  Both are consumed, so
+ * they exist only for mms that are not being scanned.  Called with
+ * khugepaged_mm_lock held.
  */
 static unsigned long ks_cursor_take(struct mmfix_mm_slot *slot)
 {
 	unsigned long *saved = klp_shadow_get(slot, KS_CURSOR_ID);
+	unsigned int *level = klp_shadow_get(slot, KS_LEVEL_ID);
 	unsigned long addr;
 
+	if (level) {
+		ks_level = min_t(unsigned int, *level, KS_LEVEL_MAX);
+		klp_shadow_free(slot, KS_LEVEL_ID, NULL);
+	}
 	if (!saved)
 		return 0;
 	addr = *saved;
@@ -256,6 +289,7 @@ static unsigned long ks_cursor_take(struct mmfix_mm_slot *slot)
 static void ks_cursor_save(struct mmfix_mm_slot *slot, unsigned long addr)
 {
 	unsigned long *saved;
+	unsigned int *level;
 
 	lockdep_assert_held(ks_mm_lock);
 	if (!addr || !ks_cursors_on)
@@ -263,8 +297,16 @@ static void ks_cursor_save(struct mmfix_mm_slot *slot, unsigned long addr)
 	saved = klp_shadow_get_or_alloc(slot, KS_CURSOR_ID, sizeof(*saved),
 					GFP_NOWAIT | __GFP_NOWARN,
 					ks_cursor_ctor, &addr);
-	if (saved)
-		*saved = addr;
+	if (!saved)
+		return;
+	*saved = addr;
+	if (!ks_level)
+		return;
+	level = klp_shadow_get_or_alloc(slot, KS_LEVEL_ID, sizeof(*level),
+					GFP_NOWAIT | __GFP_NOWARN,
+					ks_level_ctor, &ks_level);
+	if (level)
+		*level = ks_level;
 }
 
 /*
@@ -288,12 +330,14 @@ static void ks_cursors_disable(void)
 	spin_lock(ks_mm_lock);
 	ks_cursors_on = false;
 	klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+	klp_shadow_free_all(KS_LEVEL_ID, NULL);
 	spin_unlock(ks_mm_lock);
 }
 
 static void ks_cursor_free(struct mmfix_mm_slot *slot)
 {
 	klp_shadow_free(slot, KS_CURSOR_ID, ks_cursor_dtor);
+	klp_shadow_free(slot, KS_LEVEL_ID, NULL);
 }
 
 /*
@@ -489,13 +533,24 @@ enum ks_relief { KS_KEPT, KS_RETAKEN, KS_LOST };
  * at the scan address and the caller continues with the VMA found there.
  * KS_LOST: the lock is not held; the caller leaves this mm with the scan
  * address kept, as when the trylock at the start of a scan fails.
+ *
+ * Each lost retake doubles the batch of this mm (ks_level), up to
+ * KS_LEVEL_MAX doublings, until its walk starts at 0 again: when writers
+ * queue all the time, a walk at one batch per winning trylock would
+ * take N / batch of them to cross N VMAs that cannot be collapsed, where
+ * the kernel's walk takes one.  A grown batch is checked by its count
+ * alone, so a writer waits through at most that many VMAs, never more
+ * than 1 << KS_LEVEL_MAX batches.
  */
 static enum ks_relief ks_relieve(struct ks_walk *w, struct mm_struct *mm,
 				 struct vma_iterator *vmi)
 {
+	unsigned int level = w->fix ? ks_level : 0;
+
 	if (!w->since_check)
 		return KS_KEPT;
-	if (w->since_check < w->batch && !time_after(jiffies, w->tick))
+	if ((unsigned long)w->since_check < (unsigned long)w->batch << level &&
+	    (level || !time_after(jiffies, w->tick)))
 		return KS_KEPT;
 	w->since_check = 0;
 	w->tick = jiffies;
@@ -515,6 +570,8 @@ static enum ks_relief ks_relieve(struct ks_walk *w, struct mm_struct *mm,
 	cond_resched();
 	if (!mmap_read_trylock(mm)) {
 		mmfix_count(&mmfix_khugepaged_scan, KS_RETAKE_FAILED);
+		if (ks_level < KS_LEVEL_MAX)
+			ks_level++;
 		return KS_LOST;
 	}
 	ks_hold_begin(w);
@@ -748,6 +805,7 @@ static void ks_scan_mm_slot(unsigned int *progress, unsigned int progress_max,
 	} else {
 		slot = list_first_entry(&ks_scan->mm_head,
 					struct mmfix_mm_slot, mm_node);
+		ks_level = 0;
 		ks_scan->address = w.fix ? ks_cursor_take(slot) : 0;
 		ks_scan->mm_slot = slot;
 	}
@@ -858,6 +916,7 @@ breakouterloop_mmap_lock:
 		 */
 		if (!list_is_last(&slot->mm_node, &ks_scan->mm_head)) {
 			ks_scan->mm_slot = list_next_entry(slot, mm_node);
+			ks_level = 0;
 			ks_scan->address = w.fix ?
 				ks_cursor_take(ks_scan->mm_slot) : 0;
 		} else {
@@ -1276,6 +1335,16 @@ static void ks_fix_exit(struct mmfix_fix *fix)
 	ks_settle_cancel();
 	if (mmfix_coexist_replaced(NULL, 0))
 		klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
+	/*
+	 * Batch levels are only hints, and a build that does not know them
+	 * (after a downgrade) would never free them.  Whoever reads one
+	 * holds khugepaged_mm_lock.
+	 */
+	if (ks_mm_lock) {
+		spin_lock(ks_mm_lock);
+		klp_shadow_free_all(KS_LEVEL_ID, NULL);
+		spin_unlock(ks_mm_lock);
+	}
 }
 
 /*
