@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# bench-khugepaged.sh MODE: khugepaged_scan off vs on, one boot (ci: one
-# size, one repetition; full: the docs figures).  Loads mmfix for every run
-# (a fresh load starts the max counters at 0) and unloads it after.
+# bench-khugepaged.sh MODE: khugepaged_scan off vs on, one boot.  ci: the
+# hold and collapse workloads at one size, one repetition; full: the docs
+# figures; light-ci, light-full: the light regime alone (t-58), 100k
+# VMAs 3 repetitions, or 200k VMAs 5 repetitions.  Loads mmfix for
+# every run of the hold and collapse workloads (a fresh load starts the
+# max counters at 0) and unloads it after; the light regime switches the
+# fix in one load.
 # Prints TSV rows on stdout:
 #   BENCH <metric>\t<config>\t<off|on>\t<rep>\t<value>
 #   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
@@ -10,7 +14,12 @@
 #               between mmap/munmap pairs: hold_max_vmas, wait_max_vmas
 #               (VMAs walked while that writer waited), hold_max_us;
 #   collapse-N  two busy writers, 16 MiB late region: full_scans and ms
-#               until it is all THPs, collapsed (0 if not within LIMIT s).
+#               until it is all THPs, collapsed (0 if not within LIMIT s);
+#   light-N     the lighter regime of issue #34: two busy writers, a 4 MiB
+#               late region, alloc_sleep_millisecs 10 too, where the
+#               kernel's walk wins a trylock often enough to cross N
+#               VMAs in one hold: full_scans, ms, collapsed, fix switched
+#               off/on in one load, 3 (light-ci) or 5 repetitions.
 # Counts are exact; ms and us are timings (noisy under TCG).
 
 . /tests/lib-bench.sh
@@ -18,9 +27,12 @@
 KS=/sys/kernel/mmfix/fixes/khugepaged_scan
 THP=/sys/kernel/mm/transparent_hugepage
 
+light=
 case ${1:-ci} in
-full)	sizes="100000 200000"; reps=3; limit=90 ;;
-*)	sizes="100000"; reps=1; limit=25 ;;
+full)		sizes="100000 200000"; reps=3; limit=90 ;;
+light-full)	sizes=; reps=0; limit=90; light=200000; light_reps=5 ;;
+light-ci)	sizes=; reps=0; limit=25; light=100000; light_reps=3 ;;
+*)		sizes="100000"; reps=1; limit=25 ;;
 esac
 
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
@@ -49,6 +61,30 @@ one_run() {
 	mmfix_unload || { echo "bench: unload failed: $MMFIX_ERR" >&2; return 1; }
 }
 
+# light_runs N REPS: the light regime, one load, the fix switched
+# off/on, order alternating.
+light_runs() {
+	local n=$1 reps=$2 rep=1 st order out alloc
+	alloc=$(cat $THP/khugepaged/alloc_sleep_millisecs)
+	mmfix_load || { echo "bench: load failed: $MMFIX_ERR" >&2; return 1; }
+	echo 10 >$THP/khugepaged/alloc_sleep_millisecs
+	while [ $rep -le "$reps" ]; do
+		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+		for st in $order; do
+			if [ "$st" = on ]; then echo 1 >$KS/enabled; else echo 0 >$KS/enabled; fi
+			out=$(thpscan -n "$n" -r 4 -w 2 -t "$limit")
+			echo "# light-$n $st: $out retake_failed=$(cat $KS/retake_failed)" >&2
+			bench_row full_scans "light-$n" "$st" "$rep" "$(field full_scans "$out")"
+			bench_row ms "light-$n" "$st" "$rep" "$(field ms "$out")"
+			bench_row collapsed "light-$n" "$st" "$rep" "$(field collapsed "$out")"
+		done
+		rep=$((rep + 1))
+	done
+	echo 0 >$KS/enabled
+	echo "$alloc" >$THP/khugepaged/alloc_sleep_millisecs
+	mmfix_unload || { echo "bench: unload failed: $MMFIX_ERR" >&2; return 1; }
+}
+
 rows=/tmp/bench-khugepaged.tsv
 : >$rows
 echo madvise >$THP/enabled
@@ -62,5 +98,7 @@ while [ $rep -le $reps ]; do
 	done
 	rep=$((rep + 1))
 done
+[ -z "$light" ] || light_runs "$light" "$light_reps" | tee -a $rows
 
 bench_summary $rows
+bench_pairs $rows
