@@ -22,6 +22,8 @@
 #                    the /etc/modprobe.d default
 #   make uninstall, make uninstall-boot   take them out again
 #   make deb         mmfix-dkms and mmfixctl .deb packages in build/deb/
+#   make test-verify-installed  mmfix-verify-build from the packages on a
+#                    real older Debian build (not in make test)
 
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
@@ -29,7 +31,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all setup ctl tools guest-progs modules test demo bench soak soak-cloud style \
 	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
-	install-boot uninstall uninstall-boot deb
+	install-boot uninstall uninstall-boot deb test-verify-installed
 
 all: ctl tools
 
@@ -194,6 +196,12 @@ uninstall-boot:
 	elif [ -e $(DESTDIR)$$f ]; then \
 		echo "uninstall-boot: keeping $$f (changed by the administrator)"; \
 	fi
+
+# mmfix-verify-build from the packages, on a real Debian build not in the
+# shipped list, in a clean bookworm root (tests/verify-installed/run: 5-10
+# minutes; not part of make test; needs tests/host/deb's root).
+test-verify-installed: deb
+	tests/verify-installed/run
 
 # Debian packages, built with dpkg-buildpackage from a copy of the
 # tree's files (git ls-files; without git, as from a release tarball,
