@@ -135,23 +135,26 @@ mem_block_pick() {
 }
 
 # mem_cycle PREFIX: MEM_BLOCK goes offline and online again, each within
-# 5 s with status 0 (PREFIX-memory-offline-within-5s,
-# PREFIX-memory-online-within-5s); online is only tried once offline has
-# finished (a second writer would spin on the device hotplug lock).
+# 20 s with status 0 (PREFIX-memory-offline-within-20s,
+# PREFIX-memory-online-within-20s); online is only tried once offline has
+# finished (a second writer would spin on the device hotplug lock).  The
+# bug is a wait for the stalled transition, which is released only after
+# the check: any bound catches it, so it is one that TCG with two guests
+# on two cores does not reach (0.5 s is usual).
 mem_cycle() {
 	if [ -z "$MEM_BLOCK" ]; then
-		t_skip "$1-memory-offline-within-5s" "$MEM_WHY"
-		t_skip "$1-memory-online-within-5s" "$MEM_WHY"
+		t_skip "$1-memory-offline-within-20s" "$MEM_WHY"
+		t_skip "$1-memory-online-within-20s" "$MEM_WHY"
 		return 0
 	fi
-	if within_ok "$1-memory-offline-within-5s" 5 sh -c "echo 0 >$MEM_BLOCK/online"; then
-		within_ok "$1-memory-online-within-5s" 5 sh -c "echo 1 >$MEM_BLOCK/online" ||
+	if within_ok "$1-memory-offline-within-20s" 20 sh -c "echo 0 >$MEM_BLOCK/online"; then
+		within_ok "$1-memory-online-within-20s" 20 sh -c "echo 1 >$MEM_BLOCK/online" ||
 			d_stacks
-	elif [ -e "/tmp/within-$1-memory-offline-within-5s" ]; then
-		t_fail "$1-memory-online-within-5s" "not tried: offlining $MEM_BLOCK failed"
+	elif [ -e "/tmp/within-$1-memory-offline-within-20s" ]; then
+		t_fail "$1-memory-online-within-20s" "not tried: offlining $MEM_BLOCK failed"
 	else
 		d_stacks
-		t_fail "$1-memory-online-within-5s" "not tried: offlining $MEM_BLOCK still blocked"
+		t_fail "$1-memory-online-within-20s" "not tried: offlining $MEM_BLOCK still blocked"
 	fi
 }
 
@@ -168,26 +171,29 @@ d_stacks() {
 # offlining mem_cycle left blocked and bring MEM_BLOCK online again.
 mem_restore() {
 	[ -n "$MEM_BLOCK" ] || return 0
-	loop_until 60 test -s "/tmp/within-$1-memory-offline-within-5s"
-	loop_until 60 test ! -e "/tmp/within-$1-memory-online-within-5s" -o \
-		-s "/tmp/within-$1-memory-online-within-5s"
+	loop_until 60 test -s "/tmp/within-$1-memory-offline-within-20s"
+	loop_until 60 test ! -e "/tmp/within-$1-memory-online-within-20s" -o \
+		-s "/tmp/within-$1-memory-online-within-20s"
 	file_is $MEM_BLOCK/online 1 ||
 		timeout -s KILL 10 sh -c "echo 1 >$MEM_BLOCK/online" ||
 		t_fail "$1-memory-block-online-again" "$MEM_BLOCK: $(cat $MEM_BLOCK/state)"
 }
 
 # stalled_writes PREFIX: during a stalled transition, writes to THP
-# enabled and defrag and to vm.min_free_kbytes each finish within 1 s,
-# memory goes offline and online (mem_cycle), and khugepaged runs.
+# enabled and defrag and to vm.min_free_kbytes each finish within 10 s,
+# memory goes offline and online (mem_cycle), and khugepaged runs (not
+# in D state within 10 s).  A write that waits for the transition can
+# only finish once the stall is released, after these checks; 10 s is
+# far above a write's 0.2-1.2 s under TCG with two guests on two cores.
 stalled_writes() {
 	local p=$1 min defrag
 	min=$(cat /proc/sys/vm/min_free_kbytes)
 	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/defrag)
-	within $p-thp-enabled-write-within-1s 1 sh -c "echo madvise >$THP/enabled"
-	within $p-thp-defrag-write-within-1s 1 sh -c "echo $defrag >$THP/defrag"
-	within $p-min-free-kbytes-write-within-1s 1 sh -c "echo $min >/proc/sys/vm/min_free_kbytes"
+	within $p-thp-enabled-write-within-10s 10 sh -c "echo madvise >$THP/enabled"
+	within $p-thp-defrag-write-within-10s 10 sh -c "echo $defrag >$THP/defrag"
+	within $p-min-free-kbytes-write-within-10s 10 sh -c "echo $min >/proc/sys/vm/min_free_kbytes"
 	mem_cycle $p
-	t_check $p-khugepaged-runs-not-in-d-state loop_until 2 khugepaged_runs
+	t_check $p-khugepaged-runs-not-in-d-state loop_until 10 khugepaged_runs
 }
 
 # Settings an admin gave khugepaged: CPU 1, nice 5, cgroup $KCG (when
