@@ -64,10 +64,19 @@ populate churn -n "$N" >/dev/null
 wait $w
 grep -v 'mmap_lock' /tmp/watch.txt
 echo "=== end"
-t_check lru-lock-acquisitions-counted-with-fix-off test "${1:-0}" -gt 0
-t_check populate-drain-off-drains-every-op test "$2" -ge "$N"
-t_check populate-drain-on-fewer-lru-lock-acquisitions test "$3" -lt "$1" ||
-	echo "off $1, on $3"
+# Bounded from both sides: with the fix off a one-page churn op takes the
+# lock twice (its folio onto the LRU at the drain, off it when freed),
+# plus the run's own few dozen; each op drains once.  With it on, the
+# lock is taken at least 4 times less often (measured: 8.7x on 6.1 with
+# unmap_drain but not lru_add_free_dead, 22x on 7.3); a fix that does
+# nothing leaves about the same count.
+t_check lru-lock-acquisitions-with-fix-off-two-per-op \
+	test "${1:-0}" -ge $((2 * N)) -a "${1:-0}" -le $((2 * N + N / 5)) ||
+	echo "off: $1 acquisitions for $N ops"
+t_check populate-drain-off-drains-once-per-op \
+	test "$2" -ge "$N" -a "$2" -le $((N + 10)) || echo "off: $2 drains for $N ops"
+t_check populate-drain-on-4x-fewer-lru-lock-acquisitions \
+	test "${1:-0}" -gt 0 -a $(( ${3:-0} * 4 )) -le "${1:-0}" || echo "off $1, on $3"
 t_comment "headline: lru_lock acquisitions per $N ops: $1 (populate_drain off) vs $3 (on)"
 mmfixctl stats off >/dev/null
 mmfix_unload || t_fail lock-stats-headline-unload "$MMFIX_ERR"
