@@ -6,7 +6,11 @@
 # changing anything, until the module is removed.  A disable reversed
 # while a task holds the transition up (uffdstall, asleep in the patched
 # populate_vma_page_range()) gives every switch its value back once the
-# patch is fully enabled again.  Sourced by /init after lib.sh.
+# patch is fully enabled again.  A bad value written while the patch is
+# disabled fails with EINVAL, not EBUSY.  A load held up the same way
+# (asleep in the kernel's populate_vma_page_range()) reads "transition"
+# until it is reversed, then "disabled" until rmmod, with every switch
+# refusing writes.  Sourced by /init after lib.sh.
 # fixes: populate_drain
 
 MMFIX_SYS=/sys/kernel/mmfix
@@ -32,6 +36,29 @@ switch_write_busy() {
 	*[Bb]usy*) return 0 ;;
 	*) echo "echo $2 >$1: $out"; return 1 ;;
 	esac
+}
+
+# switch_write_einval FILE VALUE: writing VALUE to FILE fails with EINVAL.
+switch_write_einval() {
+	local out
+	if out=$(sh -c "echo $2 >$1" 2>&1); then
+		echo "echo $2 >$1 succeeded"
+		return 1
+	fi
+	case $out in
+	*[Ii]nvalid*) return 0 ;;
+	*) echo "echo $2 >$1: $out"; return 1 ;;
+	esac
+}
+
+# every_switch_einval_first: a bad value is refused with EINVAL (checked
+# before EBUSY) by every switch, which still reads 0.
+every_switch_einval_first() {
+	local f
+	for f in "$MMFIX_SYS"/fixes/*/enabled; do
+		switch_write_einval "$f" 2 && switch_write_einval "$f" on || return 1
+	done
+	all_switches_read 0
 }
 
 # every_switch_refuses: 0 and 1 are refused by every switch, which then
@@ -99,8 +126,37 @@ if loop_until "$MMFIX_TRANSITION_TIMEOUT" test ! -d "$KLP"; then
 	t_check patch-reads-disabled-after-unpatch file_is $MMFIX_SYS/patch disabled
 	t_check switches-read-0-after-unpatch all_switches_read 0
 	t_check switch-writes-fail-ebusy-after-unpatch every_switch_refuses
+	t_check switch-bad-writes-fail-einval-not-ebusy-after-unpatch every_switch_einval_first
 else
 	t_fail patch-reads-disabled-after-unpatch "unpatch did not finish"
 fi
-t_check no-kernel-warnings dmesg_clean_since "$mark"
 mmfix_unload || t_fail patch-state-unload "$MMFIX_ERR"
+
+# A load whose transition cannot finish (a task asleep in the kernel's
+# populate_vma_page_range()): "transition" while it runs; reversed (0
+# written during it), "disabled" from then until rmmod.
+rm -f /tmp/release-t06 /tmp/stall-t06.out
+uffdstall -r /tmp/release-t06 -t 120 >/tmp/stall-t06.out 2>&1 &
+STALL_PID=$!
+if loop_until 30 grep -q '^stalled ' /tmp/stall-t06.out &&
+   timeout -s KILL 60 insmod "$MMFIX_KO" enable=populate_drain &&
+   loop_until 10 test -d "$KLP"; then
+	t_check patch-reads-transition-while-loading sh -c \
+		"sleep 1; [ \"\$(cat $KLP/transition)\" = 1 ] && [ \"\$(cat $MMFIX_SYS/patch)\" = transition ]" ||
+		echo "transition $(cat $KLP/transition), patch $(cat $MMFIX_SYS/patch)"
+	echo 0 >"$KLP/enabled"
+	t_check patch-reads-disabled-once-load-reversed file_is $MMFIX_SYS/patch disabled ||
+		echo "patch $(cat $MMFIX_SYS/patch)"
+	if loop_until "$MMFIX_TRANSITION_TIMEOUT" test ! -d "$KLP"; then
+		t_check patch-reads-disabled-after-reversed-load sh -c \
+			"[ \"\$(cat $MMFIX_SYS/patch)\" = disabled ] && [ -d /sys/module/mmfix ]"
+		t_check switch-writes-fail-ebusy-after-reversed-load every_switch_refuses
+	else
+		t_fail patch-reads-disabled-after-reversed-load "reversed load did not end"
+	fi
+else
+	t_fail patch-reads-transition-while-loading "no held-up load: $(cat /tmp/stall-t06.out)"
+fi
+stall_release
+mmfix_unload || t_fail patch-state-reversed-load-unload "$MMFIX_ERR"
+t_check no-kernel-warnings dmesg_clean_since "$mark"
