@@ -7,7 +7,8 @@
 # patched function must show there, so the check can fail.
 #   load: fixes=populate_drain patches populate_drain's functions only;
 #     the others read patched 0 with the reason, list no function and
-#     refuse to be switched on; populate_drain works.
+#     refuse to be switched on; populate_drain works; with it
+#     enable=recommended switches on populate_drain only.
 #   fixes=recommended patches (and enable=recommended switches on)
 #     exactly the recommended set.
 #   refusals, each registering nothing: an unknown name, an empty list,
@@ -81,11 +82,26 @@ t_check fixes-param-unload-redirects-nothing test -z "$(redirected $all_fns)"
 
 ### fixes=populate_drain ######################################################
 
-if ! mmfix_load fixes=populate_drain enable=populate_drain; then
+# enable=recommended with fixes=: only the recommended fixes that are
+# patched go on (populate_drain is recommended on every series; the
+# other recommended ones, left out, stay off and do not fail the load)
+if ! mmfix_load fixes=populate_drain enable=recommended; then
 	t_fail fixes-param-load-one "$MMFIX_ERR"
 	return 0
 fi
 t_pass fixes-param-load-one
+bad= nrec=0
+for d in $F/*; do
+	want=0
+	if [ "$(cat "$d/recommended")" = 1 ]; then
+		nrec=$((nrec + 1))
+		[ "$(cat "$d/patched")" = 0 ] || want=1
+	fi
+	file_is "$d/enabled" $want || bad="$bad ${d##*/}=$(cat "$d/enabled")"
+done
+t_check fixes-param-enable-recommended-switches-on-only-patched-recommended \
+	test -z "$bad" -a "$nrec" -ge 2 -a "$(cat $F/populate_drain/recommended)" = 1 ||
+	echo "wrong:$bad; $nrec recommended"
 klp_fns=$(ls "$MMFIX_KLP/vmlinux" | sed -n 's/,[0-9]*$//p' | sort)
 t_check fixes-param-livepatch-has-only-the-fix \
 	test "$(echo $klp_fns)" = "$(echo $pd_fns | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')" ||
