@@ -64,6 +64,38 @@ t_check fix-on-locked-populate-still-drains test "$d" = "200 0" || echo "delta: 
 d=$(churn_delta -n 300 -t 2 -p 8)
 t_check fix-on-threaded-churn-data-intact test "$d" = "0 600" || echo "delta: $d"
 
+# Calls that return before get-user-pages count in neither counter:
+# mlock2(MLOCK_ONFAULT) (VM_LOCKONFAULT) everywhere, and a PROT_NONE
+# MAP_POPULATE from 6.12 on; 6.1's populate_vma_page_range() still runs
+# get-user-pages for PROT_NONE (which faults nothing in) and drains.  A
+# kprobe counts that each op did call populate_vma_page_range().
+TR=/sys/kernel/tracing
+# skip_delta MODE: "drained skipped kprobe-hits resident" of 200 ops
+pvpr_hits() { awk '$1 == "mmfix_t10_pvpr" { print $2 }' $TR/kprobe_profile; }
+skip_delta() {
+	local d0 s0 h0 out
+	d0=$(pd_counter drained); s0=$(pd_counter skipped); h0=$(pvpr_hits)
+	out=$(popskip "$1" -n 200) || { echo "popskip failed: $out"; return 1; }
+	echo "$(( $(pd_counter drained) - d0 )) $(( $(pd_counter skipped) - s0 )) $(( $(pvpr_hits) - h0 )) $(field resident "$out")"
+}
+if echo "p:mmfix_t10/mmfix_t10_pvpr populate_vma_page_range" >>$TR/kprobe_events &&
+   echo 1 >$TR/events/mmfix_t10/enable; then
+	d=$(skip_delta onfault)
+	t_check fix-on-lockonfault-populate-counts-in-neither test "$d" = "0 0 200 0" ||
+		echo "drained skipped calls resident: $d"
+	d=$(skip_delta protnone)
+	case $SERIES in
+	6.1) want="0 200 200 0" ;;
+	*) want="0 0 200 0" ;;
+	esac
+	t_check fix-on-prot-none-populate-counts-as-the-kernel-populates test "$d" = "$want" ||
+		echo "drained skipped calls resident: $d (want $want)"
+	echo 0 >$TR/events/mmfix_t10/enable
+	echo "-:mmfix_t10/mmfix_t10_pvpr" >>$TR/kprobe_events
+else
+	t_fail fix-on-lockonfault-populate-counts-in-neither "no kprobe on populate_vma_page_range"
+fi
+
 # Pages of an unlocked populate wait in the per-CPU batch with the fix on,
 # and are on the LRU at once with it off.
 out=$(populate lru -p 4)
