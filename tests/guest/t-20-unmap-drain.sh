@@ -2,7 +2,8 @@
 # unmap_drain and lru_add_free_dead: MAP_POPULATE + munmap churn counted
 # with kprobes on the lruvec lock functions (tests/guest/lib-lru.sh),
 # stock versus each switch alone versus both versus stock again in the
-# same boot; data, mlock and freeing checks.
+# same boot; data, mlock and freeing checks; MADV_DONTNEED and exit
+# counted by unmap_drain's counters like munmap.
 # 6.1/6.12: populate_drain alone changes nothing (munmap drains); with
 # unmap_drain the batches outlive munmap; with lru_add_free_dead alone
 # nothing changes either (every folio is still mapped when munmap
@@ -193,6 +194,32 @@ case $SERIES in
 		echo "dead_freed +$xd"
 	t_check both-off-lru-locks-back-to-stock back_to_stock ||
 		echo "stock $S1, fixed $F, stock again $S2"
+
+	# Every mmu_gather that frees pages passes free_pages_and_swap_cache(),
+	# munmap or not: N MADV_DONTNEED zaps of a written page count N, N
+	# child exits at least N (zapcount, tests/guest/progs), as drained
+	# with the fix off and as skipped with it on.  zapcount's own exec
+	# and exit add a few; counters read with shell builtins (a fork and
+	# exit would count too).
+	zap_ok() { # MODE N SWITCH
+		local d0 s0 d1 s1 dd sd hi out
+		echo "$3" >$UD/enabled
+		read -r d0 <$UD/drained; read -r s0 <$UD/skipped
+		out=$(zapcount "$1" -n "$2") || { echo "zapcount: $out"; return 1; }
+		read -r d1 <$UD/drained; read -r s1 <$UD/skipped
+		dd=$((d1 - d0)) sd=$((s1 - s0))
+		echo "$1 $2, unmap_drain $3: drained +$dd skipped +$sd"
+		# one per zap; an exit frees its pages in a few batches (two
+		# on 6.1)
+		if [ "$1" = dontneed ]; then hi=$(($2 + 10)); else hi=$((3 * $2)); fi
+		if [ "$3" = 1 ]; then set -- "$dd" "$sd" "$2" "$hi"; else set -- "$sd" "$dd" "$2" "$hi"; fi
+		[ "$1" = 0 ] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]
+	}
+	t_check unmap-drain-off-madv-dontneed-drains-once-each zap_ok dontneed 500 0
+	t_check unmap-drain-on-madv-dontneed-skips-once-each zap_ok dontneed 500 1
+	t_check unmap-drain-off-exit-drains zap_ok exit 100 0
+	t_check unmap-drain-on-exit-skips zap_ok exit 100 1
+	echo 0 >$UD/enabled
 	UD_ON=1 UD_OFF=0
 	;;
 *)
