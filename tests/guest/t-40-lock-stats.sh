@@ -9,6 +9,9 @@
 # acquisitions and waits count the same as with it 1; reset zeroes
 # everything; switching (stats or hold_time) under load keeps module
 # state and leaves no probe behind, nor does unloading with stats on.
+# mmap_lock counts are bounded from both sides (a munmap's downgrade is a
+# read).  t-40-mmap-lock-open-holds.sh: failed, holds open across a
+# switch or reset, the table's overflow.
 # Sourced by /init after lib.sh.
 # fixes: populate_drain unmap_drain
 
@@ -273,15 +276,15 @@ if lru_probe_start; then
 			t_skip lru-acquisitions-per-op-drop-10x "munmap drains too and unmap_drain is not in this module"
 		fi ;;
 	esac
-	# every acquisition on node 0 when it is the only node (stats are
-	# off: the counters stand still)
-	if [ "$(ls -d $ST/lru_lock/node* | wc -l)" = 1 ]; then
-		t_check lru-node0-counts-all-acquisitions \
-			test "$(st lru_lock/node0/acquisitions)" = "$ACQ"
-	else
-		t_check lru-node0-counts-all-acquisitions \
-			test "$(st lru_lock/node0/acquisitions)" -ge "$ACQ"
-	fi
+	# every acquisition on exactly one node: the nodes add up to the
+	# total (stats are off: the counters stand still); on the guest's
+	# one node, node0 is the total
+	nsum=0
+	for f in $ST/lru_lock/node*/acquisitions; do
+		nsum=$((nsum + $(cat $f)))
+	done
+	t_check lru-nodes-add-up-to-acquisitions test "$nsum" = "$ACQ" ||
+		echo "nodes $nsum ($(ls -d $ST/lru_lock/node* | wc -l) nodes), total $ACQ"
 	echo 0 >$ST/hold_time
 else
 	t_fail lru-count-agrees-with-kprobes "$LRU_PROBE_ERR"
@@ -305,10 +308,24 @@ mmap_run() {
 	echo 0 >$ST/enabled
 }
 
+# single_thread_counts: the counts of "mmapcontend -w 1 -r 0 -n 2000",
+# bounded from both sides.  Each op takes the lock for write twice (mmap,
+# munmap) and for reading three times: the write fault on the new page
+# (on 6.12+ the per-VMA lock cannot prepare the anon_vma and retries
+# under mmap_lock), the munmap's downgrade of its write lock (which
+# counts as a read acquisition), and mincore().  So 4000 writes and
+# 6000 reads, plus the fork, exec and exit of the program (about 30 and
+# 90); a downgrade not counted as a read leaves about 4000 reads.
+single_thread_counts() {
+	local w r
+	w=$(st mmap_lock/write/acquisitions) r=$(st mmap_lock/read/acquisitions)
+	[ "$w" -ge 4000 ] && [ "$w" -le 4200 ] && [ "$r" -ge 6000 ] && [ "$r" -le 6300 ] ||
+		{ echo "writes $w (4000-4200), reads $r (6000-6300)"; return 1; }
+}
+
 mmap_run -w 1 -r 0 -n 2000
 t_comment "single thread: $out; read $(st mmap_lock/read/acquisitions)/$(st mmap_lock/read/contended) write $(st mmap_lock/write/acquisitions)/$(st mmap_lock/write/contended) (acquisitions/contended)"
-t_check mmap-single-thread-counts-reads-and-writes \
-	test "$(st mmap_lock/write/acquisitions)" -ge 4000 -a "$(st mmap_lock/read/acquisitions)" -ge 2000
+t_check mmap-single-thread-counts-writes-and-reads-with-downgrades single_thread_counts
 t_check mmap-single-thread-no-contention \
 	test "$(st mmap_lock/read/contended)" = 0 -a "$(st mmap_lock/write/contended)" = 0
 
@@ -336,9 +353,12 @@ t_check mmap-no-untracked test "$(st mmap_lock/untracked)" = 0
 
 # the default tier: the same counts, no hold moves
 HT=0 mmap_run -w 1 -r 0 -n 2000
-t_check mmap-hold-time-0-single-thread-counts-reads-and-writes-no-contention \
-	test "$(st mmap_lock/write/acquisitions)" -ge 4000 -a "$(st mmap_lock/read/acquisitions)" -ge 2000 \
-	-a "$(st mmap_lock/read/contended)" = 0 -a "$(st mmap_lock/write/contended)" = 0
+single_thread_uncontended() {
+	single_thread_counts && [ "$(st mmap_lock/read/contended)" = 0 ] &&
+		[ "$(st mmap_lock/write/contended)" = 0 ]
+}
+t_check mmap-hold-time-0-single-thread-counts-writes-and-reads-no-contention \
+	single_thread_uncontended
 HT=0 mmap_run -w 2 -r 4 -n 1000 -p 512
 rc0=$(st mmap_lock/read/contended) wc0=$(st mmap_lock/write/contended)
 t_comment "hold_time 0, 2 writers, 4 mincore readers: $out; contended read $rc0 write $wc0; worst waiter $(st mmap_lock/worst_wait_comm)/$(st mmap_lock/worst_wait_pid) $(st mmap_lock/worst_wait_ns) ns"
