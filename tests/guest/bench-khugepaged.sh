@@ -19,7 +19,12 @@
 #               late region, alloc_sleep_millisecs 10 too, where the
 #               kernel's walk wins a trylock often enough to cross N
 #               VMAs in one hold: full_scans, ms, collapsed, fix switched
-#               off/on in one load, 3 (light-ci) or 5 repetitions.
+#               off/on in one load, 3 (light-ci) or 5 repetitions;
+#   bound-N     first, in that load (max counters at 0), one light run
+#               with the fix on and pages_to_scan 512 (a batch of 128,
+#               so that crossing N VMAs would need more than the 5
+#               doublings the batch may grow by): batch, wait_max_vmas,
+#               hold_max_vmas, retake_failed.
 # Counts are exact; ms and us are timings (noisy under TCG).
 
 . /tests/lib-bench.sh
@@ -64,10 +69,20 @@ one_run() {
 # light_runs N REPS: the light regime, one load, the fix switched
 # off/on, order alternating.
 light_runs() {
-	local n=$1 reps=$2 rep=1 st order out alloc
+	local n=$1 reps=$2 rep=1 st order out alloc pages
 	alloc=$(cat $THP/khugepaged/alloc_sleep_millisecs)
-	mmfix_load || { echo "bench: load failed: $MMFIX_ERR" >&2; return 1; }
+	pages=$(cat $THP/khugepaged/pages_to_scan)
+	mmfix_load enable=khugepaged_scan ||
+		{ echo "bench: load failed: $MMFIX_ERR" >&2; return 1; }
 	echo 10 >$THP/khugepaged/alloc_sleep_millisecs
+	echo 512 >$THP/khugepaged/pages_to_scan
+	out=$(thpscan -n "$n" -r 4 -w 2 -t "$limit")
+	echo "$pages" >$THP/khugepaged/pages_to_scan
+	echo "# bound-$n on: $out" >&2
+	bench_row batch "bound-$n" on 1 128
+	bench_row wait_max_vmas "bound-$n" on 1 "$(cat $KS/wait_max_vmas)"
+	bench_row hold_max_vmas "bound-$n" on 1 "$(cat $KS/hold_max_vmas)"
+	bench_row retake_failed "bound-$n" on 1 "$(cat $KS/retake_failed)"
 	while [ $rep -le "$reps" ]; do
 		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
 		for st in $order; do
