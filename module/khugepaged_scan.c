@@ -25,10 +25,11 @@
  *  - each retake lost that way doubles the mm's batch, at most 32
  *    times the first, until its walk starts at 0 again, so that busy
  *    writers do not make crossing N VMAs take N / batch winning
- *    trylocks (6.1, which has no ks_pass_unlocked());
+ *    trylocks;
  *  - a scan that could not get or keep the lock moves the saved address
- *    past the VMAs that hold no whole PMD without the lock (6.12, 7.x:
- *    ks_pass_unlocked()), so the next hold starts where there is work.
+ *    past the VMAs that hold no whole PMD without the lock
+ *    (ks_pass_unlocked(); on 6.1 only after it held the lock), so the
+ *    next hold starts where there is work.
  * With the fix off the code below is the kernel's own; both ways it
  * counts what the scan does, including read-lock holds and how many
  * VMAs it walks while a writer waits.
@@ -179,6 +180,8 @@ static unsigned int ks_level;
  *  KS_PMD_PROGRESS		progress the walk counts for each PMD (7.x's
  *				collapse_single_pmd() counts its own)
  *  KS_CLEAR_VM_HUGEPAGE(mm)	__khugepaged_exit()'s flag clear
+ *  KS_PASS_NEEDS_HOLD		ks_pass_unlocked() only after the scan held
+ *				the lock (6.1's dup_mmap())
  */
 #ifndef MMFIX_KHUGEPAGED_V7
 int hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_struct *vma,
@@ -201,6 +204,9 @@ bool khugepaged_add_pte_mapped_thp(struct mm_struct *mm, unsigned long addr);
 # define KS_VMA_ELIGIBLE(vma)	hugepage_vma_check(vma, (vma)->vm_flags, \
 						   false, false, true)
 # define KS_SHOULD_STOP()	(kthread_should_stop() || try_to_freeze())
+# define KS_PASS_NEEDS_HOLD	true
+#else
+# define KS_PASS_NEEDS_HOLD	false
 #endif
 
 #ifdef MMFIX_KHUGEPAGED_V6_12
@@ -385,7 +391,6 @@ static void ks_collect_mm_slot(struct mmfix_mm_slot *slot)
 
 /* --- moving on without the lock ------------------------------------ */
 
-#ifndef MMFIX_KHUGEPAGED_V6_1
 /* Maple tree entries between two rescheduling points of ks_pass_unlocked(). */
 #define KS_PASS_CHUNK	1024
 
@@ -402,20 +407,25 @@ static void ks_collect_mm_slot(struct mmfix_mm_slot *slot)
  * it: only the ranges the tree stores are used, no VMA is dereferenced.
  * mm_users is held meanwhile: exit_mmap() takes the tree out of RCU mode
  * and only runs when it drops to 0; dup_mmap() puts the tree back in RCU
- * mode before khugepaged_fork() adds a new mm.  Not on 6.1: its
- * dup_mmap() calls khugepaged_fork() first and then builds the tree out
- * of RCU mode, so khugepaged could read nodes freed under it.  The
- * result is only where the next locked walk starts: a VMA mapped behind
- * it meanwhile is found by the next full scan, as one mapped behind the
- * kernel's own scan address is.
+ * mode before khugepaged_fork() adds a new mm.  6.1's dup_mmap() calls
+ * khugepaged_fork() first and then builds the tree out of RCU mode
+ * (mt_clear_in_rcu(), then mt_set_in_rcu() on success), all under the
+ * new mm's mmap write lock: there the pass runs only when this scan
+ * (@held) had the mm's read lock, which it could only get after that
+ * build, and a failed build leaves the tree out of RCU mode, which the
+ * check below sees.  The result is only where the next locked walk
+ * starts: a VMA mapped behind it meanwhile is found by the next full
+ * scan, as one mapped behind the kernel's own scan address is.
  */
-static void ks_pass_unlocked(struct mm_struct *mm)
+static void ks_pass_unlocked(struct mm_struct *mm, bool held)
 {
 	unsigned long addr = ks_scan->address, next = addr;
 	unsigned int passed = 0;
 
 	MA_STATE(mas, &mm->mm_mt, addr, addr);
 
+	if (KS_PASS_NEEDS_HOLD && !held)
+		return;
 	if (!mmget_not_zero(mm))
 		return;
 	if (!mt_in_rcu(&mm->mm_mt))
@@ -456,11 +466,6 @@ out_passed:
 out:
 	mmput_async(mm);
 }
-#else
-static inline void ks_pass_unlocked(struct mm_struct *mm)
-{
-}
-#endif
 
 /* --- read-lock holds of one scan ------------------------------------ */
 
@@ -794,7 +799,7 @@ static void ks_scan_mm_slot(unsigned int *progress, unsigned int progress_max,
 	struct vm_area_struct *vma;
 	unsigned int progress_prev = *progress;
 	struct ks_walk w;
-	bool lock_failed = false;
+	bool lock_failed = false, held = false;
 
 	lockdep_assert_held(ks_mm_lock);
 	*result = MMFIX_SCAN_FAIL;
@@ -823,6 +828,7 @@ static void ks_scan_mm_slot(unsigned int *progress, unsigned int progress_max,
 		goto breakouterloop_mmap_lock;
 	}
 	ks_hold_begin(&w);
+	held = true;
 
 	(*progress)++;
 	if (unlikely(KS_EXIT_OR_DISABLE(mm)))
@@ -900,7 +906,7 @@ breakouterloop:
 	ks_hold_end(&w);
 breakouterloop_mmap_lock:
 	if (w.fix && lock_failed)
-		ks_pass_unlocked(mm);
+		ks_pass_unlocked(mm, held);
 	spin_lock(ks_mm_lock);
 	if (w.fix && lock_failed)
 		ks_cursor_save(slot, ks_scan->address);
