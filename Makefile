@@ -198,10 +198,13 @@ uninstall-boot:
 	fi
 
 # mmfix-verify-build from the packages, on a real Debian build not in the
-# shipped list, in a clean bookworm root (tests/verify-installed/run: 5-10
-# minutes; not part of make test; needs tests/host/deb's root).
+# shipped list, in a clean bookworm root (tests/verify-installed/run),
+# then that build's own image booted with the modules built before and
+# after (tests/verify-installed/vm).  About 5 minutes on an idle host;
+# not part of make test; needs tests/host/deb's root.
 test-verify-installed: deb
 	tests/verify-installed/run
+	tests/verify-installed/vm
 
 # Debian packages, built with dpkg-buildpackage from a copy of the
 # tree's files (git ls-files; without git, as from a release tarball,
