@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench-khugepaged.sh MODE: khugepaged_scan off vs on, one boot.  ci: the
 # hold and collapse workloads at one size, one repetition; full: the docs
-# figures; light-ci, light-full: the light regime alone (t-58), 100k
-# VMAs 3 repetitions, or 200k VMAs 5 repetitions.  Loads mmfix for
+# figures; heavy-full: the hold and collapse workloads at 200k VMAs
+# alone, 3 repetitions (the seed's regime at full size, without the
+# 100k size and the light regime); light-ci, light-full: the light regime alone (t-58),
+# 100k VMAs 3 repetitions, or 200k VMAs 5 repetitions.  Loads mmfix for
 # every run of the hold and collapse workloads (a fresh load starts the
 # max counters at 0) and unloads it after; the light regime switches the
 # fix in one load.
@@ -35,6 +37,7 @@ THP=/sys/kernel/mm/transparent_hugepage
 light=
 case ${1:-ci} in
 full)		sizes="100000 200000"; reps=3; limit=90 ;;
+heavy-full)	sizes="200000"; reps=3; limit=90 ;;
 light-full)	sizes=; reps=0; limit=90; light=200000; light_reps=5 ;;
 light-ci)	sizes=; reps=0; limit=25; light=100000; light_reps=3 ;;
 *)		sizes="100000"; reps=1; limit=25 ;;
