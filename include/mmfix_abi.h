@@ -46,11 +46,13 @@
 #define MMFIX_ENABLE_RECOMMENDED	"recommended"
 
 /*
- * fixes/<fix>/reason of a fix the running build leaves out: a verified
- * build on which its copied code differs (module/verified-builds).
+ * fixes/<fix>/reason of a fix that applies but is not verified on the
+ * running build: a build verified for the other fixes, on which this
+ * fix's copied code differs (module/verified-builds, "without FIX").
+ * It reads applicable 1, patched 0, and its switch refuses 1.
  */
-#define MMFIX_LEFT_OUT_REASON \
-	"left out on this build: its copied code differs (module/verified-builds)"
+#define MMFIX_UNVERIFIED_REASON \
+	"applies, not verified on this build: its copied code differs (module/verified-builds)"
 
 /*
  * fixes/<fix>/reason of a fix that applies but was left out by the

@@ -123,6 +123,7 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
 			  bool enable_recommended)
 {
 	unsigned int n = mmfix_nr_counters(fix);
+	bool unverified;
 
 	if (n) {
 		fix->counters = __alloc_percpu(n * sizeof(u64), sizeof(u64));
@@ -130,17 +131,17 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
 			return -ENOMEM;
 	}
 	fix->init(fix);
-	if (fix->applicable && mmfix_build_leaves_out(fix->name)) {
-		fix->applicable = false;
+	/* applies, but its copied code differs here: never patched */
+	unverified = fix->applicable && mmfix_build_leaves_out(fix->name);
+	if (unverified) {
 		fix->recommended = false;
-		fix->reason = MMFIX_LEFT_OUT_REASON;
-		pr_info("%s left out: its copied code differs on this build\n",
+		pr_info("%s not patched: it applies, but its copied code differs on this build\n",
 			fix->name);
 	}
 	if (WARN_ON_ONCE(fix->recommended && !fix->applicable))
 		fix->recommended = false;
 	patch = patch || (patch_recommended && fix->recommended);
-	fix->patched = fix->applicable && patch;
+	fix->patched = fix->applicable && patch && !unverified;
 	/* never a copy over another livepatch's function (coexist.c) */
 	if (fix->patched && mmfix_coexist_owned(fix)) {
 		fix->patched = false;
@@ -154,6 +155,8 @@ static int mmfix_fix_init(struct mmfix_fix *fix, bool patch,
 		}
 		fix->reason = MMFIX_NOT_PATCHED_REASON;
 	}
+	if (unverified)
+		fix->reason = MMFIX_UNVERIFIED_REASON;
 	if (enable_recommended && fix->recommended && fix->patched)
 		mmfix_fix_set_enabled(fix, true);
 	else if (enable && mmfix_fix_set_enabled(fix, true))
@@ -171,7 +174,7 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 		     unsigned long enable_mask, bool enable_recommended)
 {
 	unsigned int i, nr_funcs = 0;
-	const char *owner = NULL;
+	const char *owner = NULL, *unverified = NULL;
 	struct klp_func *f;
 	int ret;
 
@@ -188,6 +191,9 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 		}
 		if (mmfix_fixes[i]->owned_by[0])
 			owner = mmfix_fixes[i]->reason;
+		if (mmfix_fixes[i]->reason == MMFIX_UNVERIFIED_REASON &&
+		    (patch_mask & BIT(i)))
+			unverified = mmfix_fixes[i]->name;
 		if (!mmfix_fixes[i]->patched)
 			continue;
 		for (f = mmfix_fixes[i]->funcs; f->old_name; f++) {
@@ -203,6 +209,12 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 		pr_err("nothing left to patch: every fix named that applies is another livepatch's (%s)\n",
 		       owner);
 		ret = -EBUSY;
+		goto err_fix;
+	}
+	if (!nr_funcs && unverified) {
+		pr_err("nothing to patch: %s applies, but its copied code differs on this build\n",
+		       unverified);
+		ret = -EINVAL;
 		goto err_fix;
 	}
 	if (!nr_funcs) {

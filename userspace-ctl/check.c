@@ -378,8 +378,9 @@ static const char *const abi_fixes[] = { MMFIX_FIX_LIST(CHECK_FIX_NAME) };
 #undef CHECK_FIX_NAME
 
 /*
- * The fixes the running build leaves out (verified_builds[].without):
- * their copied code differs there, so the module does not carry them.
+ * The fixes not verified on the running build (verified_builds[].without):
+ * they apply, but their copied code differs there, so the module does
+ * not patch them.
  */
 static const char *left_out = "";
 
@@ -418,10 +419,8 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 				 MMFIX_VERSION);
 		} else {
 			applies = fix_rules[r].applies(btf, k, why, sizeof(why));
-			if (applies == 1 && is_left_out(abi_fixes[i])) {
-				applies = 0;
-				snprintf(why, sizeof(why), "%s", MMFIX_LEFT_OUT_REASON);
-			}
+			if (applies == 1 && is_left_out(abi_fixes[i]))
+				snprintf(why, sizeof(why), "%s", MMFIX_UNVERIFIED_REASON);
 		}
 		print_open_object(NULL);
 		print_string("name", "fix %s: ", abi_fixes[i]);
@@ -634,7 +633,7 @@ static void print_verified(const struct kernel *k, const char *version)
 	print_bool_words("verified", "%s", verified, "verified build",
 			 "unverified build", "verified unknown");
 	if (verified == 1 && *left_out)
-		print_string("left_out", " without %s (their copied code differs)",
+		print_string("left_out", " except %s (applies, not verified on this build: copied code differs)",
 			     left_out);
 	print_text(verified == 1 ? "\n" : verified == 0 ?
 		   ": mmfix refuses to load without allow_unverified=1\n" :

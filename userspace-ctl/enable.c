@@ -15,9 +15,10 @@ const char enable_help[] =
 	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
 	"Fails, changing nothing, when the fix does not apply to the running\n"
 	"kernel (the fix's reason is printed), when it applies but the loaded\n"
-	"mmfix does not patch it (loaded with fixes= without it; the upgrade\n"
-	"that carries it is named), or when the livepatch is disabled\n"
-	"(\"livepatch disabled: ...\").\n";
+	"mmfix does not patch it (loaded with fixes= without it: the upgrade\n"
+	"that carries it is named; another livepatch owns its function, or it\n"
+	"is not verified on this build: the reason is printed), or when the\n"
+	"livepatch is disabled (\"livepatch disabled: ...\").\n";
 
 const char disable_help[] =
 	"Switch fix FIX off: write 0 to /sys/kernel/mmfix/fixes/FIX/enabled;\n"
@@ -26,17 +27,26 @@ const char disable_help[] =
 	"Fails when the livepatch is disabled (\"livepatch disabled: ...\").\n";
 
 /*
- * Applies, but the loaded module was loaded with fixes= without it: its
- * functions are not redirected, so only a module that patches it can
- * switch it on.  The hint names the upgrade that carries it too.
+ * Applies, but the loaded module does not patch it: its functions are
+ * not redirected.  Loaded with fixes= without it, only a module that
+ * patches it can switch it on, and the hint names the upgrade that
+ * carries it; otherwise (another livepatch owns a function, or the
+ * fix is not verified on this build) the module's reason says why.
  */
 static int not_patched(const char *fix)
 {
 	char list[MMFIX_MAX_FIXES * (MMFIX_FIX_NAME_MAX + 1)];
+	char reason[SYSFS_READ_MAX];
 	struct fix_list fl;
 	size_t n = 0;
 	unsigned int i;
 
+	if (!fix_left_out_by_fixes(fix) &&
+	    sysfs_attr_str(reason, sizeof(reason),
+			   MMFIX_SYSFS_DIR "/fixes/%s/reason", fix)) {
+		p_err("fix %s is not patched by the loaded mmfix: %s", fix, reason);
+		return EXIT_RUNTIME;
+	}
 	list[0] = '\0';
 	fix_list_read(&fl);
 	for (i = 0; i < fl.n && n < sizeof(list); i++)

@@ -188,6 +188,7 @@ int fix_list_read(struct fix_list *fl);
 /* MMFIX_FIX_LIST's names, then the loaded module's others, sorted. */
 void fix_list_known(struct fix_list *fl);
 int fix_list_find(const struct fix_list *fl, const char *name);
+bool fix_left_out_by_fixes(const char *name);
 /* "a, b, c" or "(none)". */
 void fix_list_join(const struct fix_list *fl, char *buf, size_t size);
 

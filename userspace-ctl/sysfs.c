@@ -365,6 +365,23 @@ void fix_list_known(struct fix_list *fl)
 			strcpy(fl->name[fl->n++], loaded.name[i]);
 }
 
+/*
+ * Whether fix @name applies but the loaded module leaves it out because
+ * it was loaded with fixes= without it (its reason says so), rather
+ * than because another livepatch owns a function or the fix is not
+ * verified on this build.
+ */
+bool fix_left_out_by_fixes(const char *name)
+{
+	char reason[SYSFS_READ_MAX];
+
+	return sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/patched", name) == 0 &&
+	       sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable", name) == 1 &&
+	       sysfs_attr_str(reason, sizeof(reason),
+			      MMFIX_SYSFS_DIR "/fixes/%s/reason", name) &&
+	       !strcmp(reason, MMFIX_NOT_PATCHED_REASON);
+}
+
 int fix_list_find(const struct fix_list *fl, const char *name)
 {
 	unsigned int i;

@@ -287,9 +287,7 @@ static void fixes_patched(struct upgrade_ctx *ctx)
 					  fl.name[i]);
 		if (patched == 1)
 			strcpy(ctx->fixes.name[ctx->fixes.n++], fl.name[i]);
-		else if (!patched &&
-			 sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable",
-					 fl.name[i]) == 1)
+		else if (!patched && fix_left_out_by_fixes(fl.name[i]))
 			left_out = true;
 	}
 	if (!left_out)

@@ -2,8 +2,10 @@
 # Partially verified build: a verified build whose copied code of one fix
 # differs (scripts/verify-build --partial records it with "without FIX")
 # loads without allow_unverified=1 and carries the other fixes; the
-# left-out fix reads applicable 0 with the reason, is not recommended,
-# refuses to be switched on, and none of its functions is patched.
+# left-out fix reads applicable 1, patched 0, reason "applies, not
+# verified on this build", is not recommended, refuses to be switched on
+# (mmfixctl enable prints that reason), and none of its functions is
+# patched; fixes= naming only it loads nothing.
 # /lib/mmfix/mmfix-without.ko is built with
 # -DMMFIX_TEST_WITHOUT=khugepaged_scan, which leaves khugepaged_scan out
 # on every build of its list.  Sourced by /init after lib.sh.
@@ -27,8 +29,9 @@ t_pass partial-build-loads-without-override
 S=/sys/kernel/mmfix
 F=$S/fixes
 t_check partial-build-reads-verified file_is "$S/build" verified
-t_check partial-build-left-out-fix-not-applicable file_is "$F/$LEFT/applicable" 0
-t_check partial-build-left-out-fix-reason grep -q '^left out on this build: its copied code differs' "$F/$LEFT/reason" ||
+t_check partial-build-left-out-fix-applies file_is "$F/$LEFT/applicable" 1
+t_check partial-build-left-out-fix-not-patched file_is "$F/$LEFT/patched" 0
+t_check partial-build-left-out-fix-reason grep -q '^applies, not verified on this build: its copied code differs' "$F/$LEFT/reason" ||
 	cat "$F/$LEFT/reason"
 t_check partial-build-left-out-fix-not-recommended file_is "$F/$LEFT/recommended" 0
 t_check partial-build-left-out-fix-off file_is "$F/$LEFT/enabled" 0
@@ -46,17 +49,31 @@ t_check partial-build-kept-fix-switches sh -c "echo 1 >'$F/$KEPT/enabled' && ech
 dmesg_since "$mark" | grep '^mmfix: ' >/tmp/partial.msgs
 cat /tmp/partial.msgs
 t_check partial-build-log-names-left-out-fix-once \
-	test "$(grep -c "$LEFT left out: its copied code differs" /tmp/partial.msgs)" = 1
+	test "$(grep -c "$LEFT not patched: it applies, but its copied code differs on this build" /tmp/partial.msgs)" = 1
 t_check partial-build-loaded-line-says-verified \
 	grep -q 'loaded on .* (verified build)$' /tmp/partial.msgs
 if command -v mmfixctl >/dev/null; then
 	mmfixctl status >/tmp/partial-status.txt 2>&1
-	t_check partial-build-mmfixctl-status-shows-left-out \
-		grep -q 'left out on this build' /tmp/partial-status.txt ||
+	t_check partial-build-mmfixctl-status-shows-not-verified \
+		grep -q 'reason: *applies, not verified on this build' /tmp/partial-status.txt ||
 		cat /tmp/partial-status.txt
+	enable_out=$(mmfixctl enable "$LEFT" 2>&1)
+	t_check partial-build-mmfixctl-enable-says-not-verified \
+		eval 'echo "$enable_out" | grep -q "^mmfixctl: fix $LEFT is not patched by the loaded mmfix: applies, not verified on this build"' ||
+		echo "$enable_out"
+	t_check partial-build-mmfixctl-enable-left-it-off file_is "$F/$LEFT/enabled" 0
 fi
 mmfix_unload || t_fail partial-build-unload "$MMFIX_ERR"
 t_check partial-build-unload-leaves-nothing \
 	test ! -e /sys/module/mmfix -a ! -e "$S" -a ! -e "$MMFIX_KLP"
+# fixes= naming only the fix not verified here: nothing to patch
+if MMFIX_KO=$KO_WITHOUT mmfix_load fixes=$LEFT; then
+	t_fail partial-build-only-unverified-fix-loads-nothing "it loaded"
+	mmfix_unload
+else
+	dmesg_since "$mark" | grep '^mmfix: ' >/tmp/partial.msgs
+	t_check partial-build-only-unverified-fix-loads-nothing sh -c \
+		"test ! -e /sys/module/mmfix && grep -q 'nothing to patch: $LEFT applies, but its copied code differs' /tmp/partial.msgs"
+fi
 dmesg_clean_since "$mark" && t_pass partial-build-kernel-log-clean ||
 	t_fail partial-build-kernel-log-clean "see .out"
