@@ -56,6 +56,44 @@ static bool mmfix_stats_hold_hooked[MMFIX_STATS_NR_SRC]; /* end probes */
 static void mmfix_stats_unhook(struct work_struct *work);
 static DECLARE_DELAYED_WORK(mmfix_stats_unhook_work, mmfix_stats_unhook);
 
+#ifdef MMFIX_TEST_PROBE_FAIL
+#include <linux/moduleparam.h>
+/*
+ * Tests only (scripts/build-module --cflags -DMMFIX_TEST_PROBE_FAIL, t-47):
+ * writing N to the test_probe_fail parameter makes the Nth probe
+ * registration from then on fail with ENOMEM before the kernel is asked,
+ * so that the unwind of a failed switch-on runs; 0 makes none fail.
+ */
+static int mmfix_test_probe_fail;
+static atomic_t mmfix_test_probe_nr;
+
+static int mmfix_test_probe_fail_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	if (!ret)
+		atomic_set(&mmfix_test_probe_nr, 0);
+	return ret;
+}
+
+static const struct kernel_param_ops mmfix_test_probe_fail_ops = {
+	.set = mmfix_test_probe_fail_set,
+	.get = param_get_int,
+};
+module_param_cb(test_probe_fail, &mmfix_test_probe_fail_ops,
+		&mmfix_test_probe_fail, 0600);
+
+int mmfix_stats_test_fail(void)
+{
+	int n = READ_ONCE(mmfix_test_probe_fail);
+
+	if (n > 0 && atomic_inc_return(&mmfix_test_probe_nr) == n)
+		return -ENOMEM;
+	return 0;
+}
+#endif
+
 /* lock:contention_begin/end ************************************************/
 
 static void mmfix_contention_begin(void *data, void *lock, unsigned int flags)
@@ -77,10 +115,12 @@ static int mmfix_contention_register(void)
 {
 	int ret;
 
-	ret = register_trace_contention_begin(mmfix_contention_begin, NULL);
+	ret = mmfix_stats_test_fail() ?:
+	      register_trace_contention_begin(mmfix_contention_begin, NULL);
 	if (ret)
 		return ret;
-	ret = register_trace_contention_end(mmfix_contention_end, NULL);
+	ret = mmfix_stats_test_fail() ?:
+	      register_trace_contention_end(mmfix_contention_end, NULL);
 	if (ret)
 		unregister_trace_contention_begin(mmfix_contention_begin, NULL);
 	return ret;
@@ -117,11 +157,13 @@ static int mmfix_contention_register(void)
 		for_each_kernel_tracepoint(mmfix_find_tp, NULL);
 	if (!mmfix_tp_contention_begin || !mmfix_tp_contention_end)
 		return -ENOENT;
-	ret = tracepoint_probe_register(mmfix_tp_contention_begin,
+	ret = mmfix_stats_test_fail() ?:
+	      tracepoint_probe_register(mmfix_tp_contention_begin,
 					(void *)mmfix_contention_begin, NULL);
 	if (ret)
 		return ret;
-	ret = tracepoint_probe_register(mmfix_tp_contention_end,
+	ret = mmfix_stats_test_fail() ?:
+	      tracepoint_probe_register(mmfix_tp_contention_end,
 					(void *)mmfix_contention_end, NULL);
 	if (ret)
 		tracepoint_probe_unregister(mmfix_tp_contention_begin,

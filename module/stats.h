@@ -198,5 +198,11 @@ void mmfix_stats_mmap_contention_end(void *lock);
 #ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
 int mmfix_stats_mmap_test_trylock(void);
 #endif
+/* Before each probe registration; tests only, see stats.c. */
+#ifdef MMFIX_TEST_PROBE_FAIL
+int mmfix_stats_test_fail(void);
+#else
+static inline int mmfix_stats_test_fail(void) { return 0; }
+#endif
 
 #endif /* MMFIX_STATS_H */

@@ -255,7 +255,7 @@ static struct ftrace_ops *mmfix_lru_hook(ftrace_func_t func,
 		pr_warn("stats: cannot trace %ps (%d)\n", (void *)ips[0], ret);
 		goto err_filter;
 	}
-	ret = register_ftrace_function(ops);
+	ret = mmfix_stats_test_fail() ?: register_ftrace_function(ops);
 	if (ret) {
 		pr_warn("stats: cannot register an ftrace callback on %ps (%d)\n",
 			(void *)ips[0], ret);

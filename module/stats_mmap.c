@@ -489,7 +489,8 @@ int mmfix_stats_mmap_start(void)
 		return -ENOMEM;
 	atomic_set(&mmfix_mmap_waiters, 0);
 	mmfix_path_start(&mmfix_path_acquired);
-	ret = register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
+	ret = mmfix_stats_test_fail() ?:
+	      register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
 							NULL);
 	if (ret) {
 		pr_warn("stats: cannot register mmap_lock tracepoint probes (%d)\n",
@@ -516,7 +517,8 @@ int mmfix_stats_mmap_hold_start(void)
 	if (WARN_ON_ONCE(!mmfix_mmap_table))
 		return -EINVAL;
 	mmfix_path_start(&mmfix_path_released);
-	ret = register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
+	ret = mmfix_stats_test_fail() ?:
+	      register_trace_mmap_lock_released(mmfix_mmap_released, NULL);
 	if (ret)
 		pr_warn("stats: cannot register the mmap_lock_released probe (%d)\n",
 			ret);
