@@ -333,6 +333,7 @@ static int mmfix_stats_hold_update(void)
 /* Switches the sources in @srcs (bit per source) on or off. */
 static int mmfix_stats_set(unsigned long srcs, bool on)
 {
+	unsigned long turned_on = 0;
 	bool went_off = false;
 	unsigned int src;
 	int ret = 0;
@@ -357,6 +358,16 @@ static int mmfix_stats_set(unsigned long srcs, bool on)
 		if (on != mmfix_stats_on[src]) {
 			WRITE_ONCE(mmfix_stats_on[src], on);
 			went_off |= !on;
+			if (on)
+				turned_on |= BIT(src);
+		}
+	}
+	/* a failed switch-on leaves every source as it found it */
+	if (ret) {
+		for_each_set_bit(src, &turned_on, MMFIX_STATS_NR_SRC) {
+			WRITE_ONCE(mmfix_stats_on[src], false);
+			WRITE_ONCE(mmfix_stats_hold[src], false);
+			went_off = true;
 		}
 	}
 	if (went_off)
