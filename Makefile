@@ -24,6 +24,9 @@
 #   make deb         mmfix-dkms and mmfixctl .deb packages in build/deb/
 #   make test-verify-installed  mmfix-verify-build from the packages on a
 #                    real older Debian build (not in make test)
+#   make test-fleet-vm  contrib/ansible and contrib/prometheus against
+#                    Debian guests over SSH and a real Prometheus (not in
+#                    make test; FULL=1: 4 guests, a longer A/B window)
 
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
@@ -31,7 +34,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all setup ctl tools guest-progs modules test demo bench soak soak-cloud style \
 	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
-	install-boot uninstall uninstall-boot deb test-verify-installed
+	install-boot uninstall uninstall-boot deb test-verify-installed test-fleet-vm
 
 all: ctl tools
 
@@ -205,6 +208,13 @@ uninstall-boot:
 test-verify-installed: deb
 	tests/verify-installed/run
 	tests/verify-installed/vm
+
+# The rollout of contrib/ansible over SSH to Debian 7.3 guests under QEMU,
+# judged by Debian's Prometheus with contrib/prometheus's rules
+# (tests/host/fleet-vm/rollout).  Not in make test: every Ansible task
+# costs seconds of emulated Python, ~25-35 min on a busy 2-core host.
+test-fleet-vm: setup guest-progs
+	tests/host/fleet-vm/rollout $(if $(FULL),--full)
 
 # Debian packages, built with dpkg-buildpackage from a copy of the
 # tree's files (git ls-files; without git, as from a release tarball,
