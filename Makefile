@@ -27,6 +27,8 @@
 #   make test-fleet-vm  contrib/ansible and contrib/prometheus against
 #                    Debian guests over SSH and a real Prometheus (not in
 #                    make test; FULL=1: 4 guests, a longer A/B window)
+#   make test-deb-remove  the packages' apt-get remove and purge under a
+#                    booted trixie system's own systemd (not in make test)
 
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
@@ -34,7 +36,8 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all setup ctl tools guest-progs modules test demo bench soak soak-cloud style \
 	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
-	install-boot uninstall uninstall-boot deb test-verify-installed test-fleet-vm
+	install-boot uninstall uninstall-boot deb test-verify-installed test-fleet-vm \
+	test-deb-remove
 
 all: ctl tools
 
@@ -215,6 +218,11 @@ test-verify-installed: deb
 # costs seconds of emulated Python, ~25-35 min on a busy 2-core host.
 test-fleet-vm: setup guest-progs
 	tests/host/fleet-vm/rollout $(if $(FULL),--full)
+
+# 3-10 min more than tests/host/deb's default trixie boot under TCG
+# (dkms remove over two kernels); tests/guest/systemd/mmfix-unit-test
+test-deb-remove: setup guest-progs
+	MMFIX_DEB_SUITES=trixie MMFIX_DEB_REMOVE=yes tests/host/deb/run
 
 # Debian packages, built with dpkg-buildpackage from a copy of the
 # tree's files (git ls-files; without git, as from a release tarball,
