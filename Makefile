@@ -221,7 +221,7 @@ test-fleet-vm: setup guest-progs
 
 # 3-10 min more than tests/host/deb's default trixie boot under TCG
 # (dkms remove over two kernels); tests/guest/systemd/mmfix-unit-test
-test-deb-remove: setup guest-progs
+test-deb-remove: setup tools guest-progs
 	MMFIX_DEB_SUITES=trixie MMFIX_DEB_REMOVE=yes tests/host/deb/run
 
 # Debian packages, built with dpkg-buildpackage from a copy of the
