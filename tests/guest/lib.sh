@@ -323,3 +323,18 @@ stats_wait_unhooked() {
 		i=$((i + 1))
 	done
 }
+
+# write_fails FILE VALUE GLOB: writing VALUE to FILE fails with an
+# error message matching GLOB.
+write_fails() {
+	local out
+	if out=$(sh -c "echo $2 >$1" 2>&1); then
+		echo "echo $2 >$1 succeeded"
+		return 1
+	fi
+	# shellcheck disable=SC2254
+	case $out in
+	$3) return 0 ;;
+	*) echo "echo $2 >$1: $out"; return 1 ;;
+	esac
+}

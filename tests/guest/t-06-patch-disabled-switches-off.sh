@@ -25,22 +25,8 @@ all_switches_read() {
 	done
 }
 
-# switch_write_fails FILE VALUE GLOB: writing VALUE to FILE fails with an
-# error message matching GLOB.
-switch_write_fails() {
-	local out
-	if out=$(sh -c "echo $2 >$1" 2>&1); then
-		echo "echo $2 >$1 succeeded"
-		return 1
-	fi
-	# shellcheck disable=SC2254
-	case $out in
-	$3) return 0 ;;
-	*) echo "echo $2 >$1: $out"; return 1 ;;
-	esac
-}
-switch_write_busy() { switch_write_fails "$1" "$2" '*[Bb]usy*'; }
-switch_write_einval() { switch_write_fails "$1" "$2" '*[Ii]nvalid*'; }
+switch_write_busy() { write_fails "$1" "$2" '*[Bb]usy*'; }
+switch_write_einval() { write_fails "$1" "$2" '*[Ii]nvalid*'; }
 
 # every_switch_einval_first: a bad value is refused with EINVAL (checked
 # before EBUSY) by every switch, which still reads 0.
