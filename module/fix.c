@@ -191,8 +191,8 @@ int mmfix_fixes_init(unsigned long patch_mask, bool patch_recommended,
 		}
 		if (mmfix_fixes[i]->owned_by[0])
 			owner = mmfix_fixes[i]->reason;
-		if (mmfix_fixes[i]->reason == MMFIX_UNVERIFIED_REASON &&
-		    (patch_mask & BIT(i)))
+		if (mmfix_fixes[i]->applicable && (patch_mask & BIT(i)) &&
+		    mmfix_build_leaves_out(mmfix_fixes[i]->name))
 			unverified = mmfix_fixes[i]->name;
 		if (!mmfix_fixes[i]->patched)
 			continue;
