@@ -77,7 +77,7 @@ done
 echo 0 >$PF
 t_check stats-probe-fail-then-write-succeeds sh -c "echo 1 >$ST/enabled"
 t_check stats-probe-fail-then-all-registered test "$(probes)" = "$ALL" ||
-	echo "$(probes)"
+	probes
 echo 0 >$ST/enabled
 echo 0 >$ST/hold_time
 t_check stats-probe-fail-switched-off-leaves-no-probe loop_until 5 none_registered ||
