@@ -137,6 +137,30 @@ sed -i 1d /tmp/check.nobody
 t_check check-works-unprivileged cmp /tmp/check.out /tmp/check.nobody ||
 	cat /tmp/check.nobody
 
+# A build verified here without one fix (mmfix-verify-build's line with
+# that fix in its WITHOUT field): the fix still applies, with the
+# module's reason, and the build line names it.  A /proc/version and a
+# local list of our own (MMFIXCTL_PROC_ROOT, MMFIXCTL_LOCAL_LIST: tests
+# only) make this kernel a Debian build the shipped list does not have.
+mkdir -p /tmp/partial
+sed 's/ Debian \([^ ]*\)/ Debian \1+partial/' /proc/version >/tmp/partial/version
+dver=$(sed -n 's/.* Debian \([^ ]*+partial\) .*/\1/p' /tmp/partial/version)
+printf 'build\t%s\t%s\t%s\tkhugepaged_scan\t2026-12-06\tt-60\t%s\n' \
+	"$SERIES" "$dver" "$(uname -r)" "$version" >/tmp/partial/list
+MMFIXCTL_PROC_ROOT=/tmp/partial MMFIXCTL_LOCAL_LIST=/tmp/partial/list \
+	mmfixctl check >/tmp/check.partial 2>&1
+t_check check-partial-build-names-fix-left-out grep -qFx \
+	"build:    Debian $dver, verified build except khugepaged_scan (applies, not verified on this build: copied code differs)" \
+	/tmp/check.partial || cat /tmp/check.partial
+partial_reason() {
+	grep -A1 -Fx 'fix khugepaged_scan: applies' /tmp/check.partial |
+		grep -qFx '  applies, not verified on this build: its copied code differs (module/verified-builds)'
+}
+t_check check-partial-build-fix-applies-with-reason partial_reason
+t_check check-partial-build-other-fixes-unchanged test \
+	"$(grep -v khugepaged_scan /tmp/check.partial | grep -A1 '^fix ')" = \
+	"$(grep -v khugepaged_scan /tmp/check.out | grep -A1 '^fix ')"
+
 # The module's own verdicts: /sys/kernel/mmfix/fixes/<fix>/applicable.
 mmfix_require_ko check-agrees-with-module || return 0
 if ! mmfix_load; then
