@@ -10,7 +10,13 @@
 #   SUMMARY <metric>\t<config>\t<off median>\t<on median>\t<on/off>
 #   PAIRS <metric>\t<config>\t<n>\t<median>\t<min>\t<max>  (on/off per rep)
 # ops_per_s is timing (noisy under TCG: read the ratio, not the value);
-# lru_per_op, mmap_{write,read}_per_op: acquisitions stats counted per op.
+# lru_per_op, mmap_{write,read}_per_op: acquisitions stats counted per op;
+# mmap_contended_per_op: contended mmap_lock acquisitions (reads and
+# writes) and lru_contended_per_op, contended lru_lock acquisitions,
+# stats counted per op; ctxt_per_op: context switches in the
+# whole guest per op (/proc/stat ctxt, also with stats off): a probe
+# that lengthened the time under mmap_lock would make the threads of
+# churn-t2 queue and sleep more often.
 # With perf in the guest, also one `perf lock contention` run for
 # comparison (PERF lines).
 
@@ -34,13 +40,14 @@ hold_wait_unhooked() {
 	done
 }
 
+ctxt() { sed -n 's/^ctxt //p' /proc/stat; }
 rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
 per_op() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", c / n }'; }
 
 # one CONFIG STATE REP: one timed run with stats STATE: off, on (default
 # tier) or hold (hold tier, reported as CONFIG+hold on).
 one() {
-	local cfg=$1 st=$2 rep=$3 out ns n r
+	local cfg=$1 st=$2 rep=$3 out ns n r c c0 c1
 	echo "$([ "$st" = hold ] && echo 1 || echo 0)" >$ST/hold_time
 	echo "$([ "$st" = off ] && echo 0 || echo 1)" >$ST/enabled
 	# off: the probes go a second after switching off
@@ -52,18 +59,25 @@ one() {
 	populate churn -n 300 >/dev/null
 	mmapcontend -w 1 -r 0 -p 64 -n 300 >/dev/null
 	echo 1 >$ST/reset
+	c0=$(ctxt)
 	case $cfg in
 	churn-t1) n=$ops; out=$(populate churn -n "$ops") ;;
 	churn-t2) n=$((2 * ops)); out=$(populate churn -n "$ops" -t 2) ;;
 	mmap-t1) n=$mops; out=$(mmapcontend -w 1 -r 0 -p 64 -n "$mops") ;;
 	esac || { echo "$cfg failed: $out" >&2; return 1; }
+	c1=$(ctxt)
 	ns=$(echo "$out" | sed -n 's/.*ns=\([0-9]*\).*/\1/p')
 	r=$(rate "$n" "$ns")
+	c=$(per_op $((c1 - c0)) "$n")
 	case $st in
 	off)	bench_row ops_per_s "$cfg" off "$rep" "$r"
-		bench_row ops_per_s "$cfg+hold" off "$rep" "$r" ;;
-	on)	bench_row ops_per_s "$cfg" on "$rep" "$r" ;;
+		bench_row ops_per_s "$cfg+hold" off "$rep" "$r"
+		bench_row ctxt_per_op "$cfg" off "$rep" "$c"
+		bench_row ctxt_per_op "$cfg+hold" off "$rep" "$c" ;;
+	on)	bench_row ops_per_s "$cfg" on "$rep" "$r"
+		bench_row ctxt_per_op "$cfg" on "$rep" "$c" ;;
 	hold)	bench_row ops_per_s "$cfg+hold" on "$rep" "$r"
+		bench_row ctxt_per_op "$cfg+hold" on "$rep" "$c"
 		bench_row holds_per_acq "$cfg+hold" on "$rep" "$(per_op \
 			"$(cat $ST/lru_lock/holds)" "$(cat $ST/lru_lock/acquisitions)")" ;;
 	esac
@@ -74,6 +88,11 @@ one() {
 			"$(per_op "$(cat $ST/mmap_lock/write/acquisitions)" "$n")"
 		bench_row mmap_read_per_op "$cfg" "$st" "$rep" \
 			"$(per_op "$(cat $ST/mmap_lock/read/acquisitions)" "$n")"
+		bench_row mmap_contended_per_op "$cfg" "$st" "$rep" \
+			"$(per_op $(($(cat $ST/mmap_lock/read/contended) + \
+				$(cat $ST/mmap_lock/write/contended))) "$n")"
+		bench_row lru_contended_per_op "$cfg" "$st" "$rep" \
+			"$(per_op "$(cat $ST/lru_lock/contended)" "$n")"
 	fi
 }
 
