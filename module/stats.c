@@ -107,7 +107,7 @@ static void mmfix_contention_begin(void *data, void *lock, unsigned int flags)
 static void mmfix_contention_end(void *data, void *lock, int ret)
 {
 	if (!mmfix_stats_lru_contention_end(lock))
-		mmfix_stats_mmap_contention_end(lock);
+		mmfix_stats_mmap_contention_end(lock, ret);
 }
 
 #ifdef MMFIX_CONTENTION_TP_EXPORTED
@@ -116,22 +116,22 @@ static int mmfix_contention_register(void)
 	int ret;
 
 	ret = mmfix_stats_test_fail() ?:
-	      register_trace_contention_begin(mmfix_contention_begin, NULL);
+	      register_trace_contention_end(mmfix_contention_end, NULL);
 	if (ret)
 		return ret;
 	ret = mmfix_stats_test_fail() ?:
-	      register_trace_contention_end(mmfix_contention_end, NULL);
+	      register_trace_contention_begin(mmfix_contention_begin, NULL);
 	if (ret)
-		unregister_trace_contention_begin(mmfix_contention_begin, NULL);
+		unregister_trace_contention_end(mmfix_contention_end, NULL);
 	return ret;
 }
 
 static void mmfix_contention_unregister(void)
 {
-	WARN_ON_ONCE(unregister_trace_contention_end(mmfix_contention_end,
-						     NULL));
 	WARN_ON_ONCE(unregister_trace_contention_begin(mmfix_contention_begin,
 						       NULL));
+	WARN_ON_ONCE(unregister_trace_contention_end(mmfix_contention_end,
+						     NULL));
 }
 #else
 /*
@@ -158,33 +158,37 @@ static int mmfix_contention_register(void)
 	if (!mmfix_tp_contention_begin || !mmfix_tp_contention_end)
 		return -ENOENT;
 	ret = mmfix_stats_test_fail() ?:
-	      tracepoint_probe_register(mmfix_tp_contention_begin,
-					(void *)mmfix_contention_begin, NULL);
-	if (ret)
-		return ret;
-	ret = mmfix_stats_test_fail() ?:
 	      tracepoint_probe_register(mmfix_tp_contention_end,
 					(void *)mmfix_contention_end, NULL);
 	if (ret)
-		tracepoint_probe_unregister(mmfix_tp_contention_begin,
-					    (void *)mmfix_contention_begin, NULL);
+		return ret;
+	ret = mmfix_stats_test_fail() ?:
+	      tracepoint_probe_register(mmfix_tp_contention_begin,
+					(void *)mmfix_contention_begin, NULL);
+	if (ret)
+		tracepoint_probe_unregister(mmfix_tp_contention_end,
+					    (void *)mmfix_contention_end, NULL);
 	return ret;
 }
 
 static void mmfix_contention_unregister(void)
 {
-	WARN_ON_ONCE(tracepoint_probe_unregister(mmfix_tp_contention_end,
-						 (void *)mmfix_contention_end,
-						 NULL));
 	WARN_ON_ONCE(tracepoint_probe_unregister(mmfix_tp_contention_begin,
 						 (void *)mmfix_contention_begin,
+						 NULL));
+	WARN_ON_ONCE(tracepoint_probe_unregister(mmfix_tp_contention_end,
+						 (void *)mmfix_contention_end,
 						 NULL));
 }
 #endif
 
 /* on / off ******************************************************************/
 
-/* lock:contention_begin/end serve both sources: registered once. */
+/*
+ * lock:contention_begin/end serve both sources: registered once, end
+ * first and begin first off, so that every wait whose begin a probe saw
+ * has its end seen too (stats_mmap.c frees the wait's slot there).
+ */
 static int mmfix_contention_get(void)
 {
 	int ret;

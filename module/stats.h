@@ -194,7 +194,7 @@ int mmfix_stats_mmap_hold_start(void);
 void mmfix_stats_mmap_hold_stop(void);
 void mmfix_stats_mmap_release(void);
 void mmfix_stats_mmap_contention_begin(void *lock, bool write);
-void mmfix_stats_mmap_contention_end(void *lock);
+void mmfix_stats_mmap_contention_end(void *lock, int ret);
 #ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
 int mmfix_stats_mmap_test_trylock(void);
 #endif

@@ -144,6 +144,9 @@ static void notrace mmfix_lru_lock(unsigned long ip, unsigned long parent_ip,
 	struct lruvec *lruvec;
 	int nid;
 
+#ifdef MMFIX_TEST_NO_LRU_COUNT
+	return;	/* benchmarks only (stats_mmap.c): what this callback costs */
+#endif
 	if (!mmfix_stats_counting(MMFIX_STATS_SRC_LRU))
 		return;	/* switched off: holds already open still end */
 	/* the lookup folio_lruvec_lock*() itself makes next */

@@ -6,21 +6,24 @@
  * Default tier: mmap_lock_acquire_returned counts the acquisition (or,
  * with success false, a failed trylock or killed wait).  A wait is what
  * the task spent queued on the rwsem: lock:contention_begin on
- * &mm->mmap_lock to contention_end (stats.c passes them on), counted with
- * the acquisition as contended.  Uncontended acquisitions have no wait,
- * so mmap_lock_start_locking is not needed.
+ * &mm->mmap_lock to contention_end (stats.c passes them on).  A wait that
+ * ends with the lock taken (contention_end's ret 0) is counted contended,
+ * with its time, by contention_end itself; the acquire_returned that
+ * follows in the same task counts the acquisition and looks nothing up.
+ * Uncontended acquisitions have no wait, so mmap_lock_start_locking is
+ * not needed.
  *
  * Hold tier (stats/hold_time): mmap_lock_released as well; the hold runs
  * from acquire_returned to released.
  *
  * Holders sleep and migrate, so per-CPU state cannot follow them.  A
  * small open-addressing table keyed by (task, mm) holds one slot per
- * contended wait in progress or (hold tier) lock held.  Only the owning
- * task writes its slots: it claims a free one with cmpxchg() on ->task
- * and frees it with a release store, and other tasks only ever compare
- * ->task with themselves.  No lock, no allocation in the probes; a task
- * that finds no free slot within MMFIX_MMAP_PROBE entries is counted as
- * untracked.
+ * contended wait in progress (contention_begin to _end) or (hold tier)
+ * lock held.  Only the owning task writes its slots: it claims a free
+ * one with cmpxchg() on ->task and frees it with a release store, and
+ * other tasks only ever compare ->task with themselves.  No lock, no
+ * allocation in the probes; a task that finds no free slot within
+ * MMFIX_MMAP_PROBE entries is counted as untracked.
  *
  * Events outside task context are ignored: mmap_lock is a sleeping lock,
  * and the one non-owner release (mmap_read_unlock_non_owner() from an
@@ -49,11 +52,10 @@
 #define MMFIX_MMAP_SLOTS	(1U << MMFIX_MMAP_ORDER)
 #define MMFIX_MMAP_PROBE	16
 
-/* WAITING: queued (contention_begin); WAITED: contention_end seen */
+/* WAITING: queued (contention_begin to contention_end) */
 enum {
 	MMFIX_MMAP_FREE,
 	MMFIX_MMAP_WAITING,
-	MMFIX_MMAP_WAITED,
 	MMFIX_MMAP_HELD,
 };
 
@@ -61,19 +63,12 @@ struct mmfix_mmap_slot {
 	struct task_struct *task;	/* owner, NULL when free */
 	struct mm_struct *mm;
 	u64 since;			/* contention_begin, or acquisition */
-	u64 wait;			/* WAITED: the contended wait */
 	unsigned int epoch;		/* HELD: mmfix_stats_hold_epoch */
 	u8 state;
 	bool write;
 };
 
 static struct mmfix_mmap_slot *mmfix_mmap_table;
-/*
- * Slots in WAITING or WAITED state.  While 0 (no task is queued on an
- * mmap_lock, the common case) acquire_returned looks nothing up: an
- * uncontended acquisition costs no table probe.
- */
-static atomic_t mmfix_mmap_waiters = ATOMIC_INIT(0);
 /* mmap_lock_released is registered: HELD slots may exist (hold tier). */
 static bool mmfix_mmap_released_hooked;
 
@@ -194,8 +189,6 @@ static struct mmfix_mmap_slot *mmfix_mmap_claim(struct mm_struct *mm)
 
 static void mmfix_mmap_free(struct mmfix_mmap_slot *s)
 {
-	if (s->state == MMFIX_MMAP_WAITING || s->state == MMFIX_MMAP_WAITED)
-		atomic_dec(&mmfix_mmap_waiters);
 	s->state = MMFIX_MMAP_FREE;
 	/* our last store to the slot; pairs with cmpxchg() in claim() */
 	smp_store_release(&s->task, NULL);
@@ -230,8 +223,19 @@ static void mmfix_mmap_count_untracked(void)
 	mmfix_stats_end(s, flags);
 }
 
-/* An acquisition; contended when @wait_slot (WAITED) is not NULL. */
-static void mmfix_mmap_count(bool write, struct mmfix_mmap_slot *wait_slot)
+/* An acquisition (its wait, if any, was counted by contention_end). */
+static void mmfix_mmap_count(bool write)
+{
+	struct mmfix_stats_cpu *s;
+	unsigned long flags;
+
+	s = mmfix_stats_begin(&flags);
+	mmfix_mmap_class(s, write)->acquisitions++;
+	mmfix_stats_end(s, flags);
+}
+
+/* A contended wait of @wait ns that ended with the lock taken. */
+static void mmfix_mmap_count_wait(bool write, u64 wait)
 {
 	struct mmfix_stats_cpu *s;
 	struct mmfix_lock_stat *c;
@@ -239,12 +243,9 @@ static void mmfix_mmap_count(bool write, struct mmfix_mmap_slot *wait_slot)
 
 	s = mmfix_stats_begin(&flags);
 	c = mmfix_mmap_class(s, write);
-	c->acquisitions++;
-	if (wait_slot) {
-		c->contended++;
-		mmfix_stat_wait(c, wait_slot->wait);
-		mmfix_worst_update(&s->worst_wait, wait_slot->wait, write);
-	}
+	c->contended++;
+	mmfix_stat_wait(c, wait);
+	mmfix_worst_update(&s->worst_wait, wait, write);
 	mmfix_stats_end(s, flags);
 }
 
@@ -289,18 +290,24 @@ static void mmfix_mmap_count_failed(bool write)
 }
 
 /*
- * An acquisition (or a failed one) returns: count it, with its wait if
- * this task queued for it, and (hold tier) open its hold.
+ * An acquisition (or a failed one) returns: count it and (hold tier)
+ * open its hold.  Its wait, if it queued, was counted by contention_end,
+ * which ran in this task just before, with the lock taken: the default
+ * tier looks nothing up here, not even while other tasks are queued
+ * (docs/lock-stats.md, "Measured", attempts 4 and 5).
  */
 static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 					MMFIX_MMAP_TP_PATH bool write,
 					bool success)
 {
-	struct mmfix_mmap_slot *s, *w;
+	struct mmfix_mmap_slot *s;
 	bool counting, holding;
 	u64 now;
 
 	mmfix_path_check(&mmfix_path_acquired);
+#ifdef MMFIX_TEST_NO_MMAP_COUNT
+	return;	/* benchmarks only: what the rest of this probe costs */
+#endif
 	if (!in_task())
 		return;
 	counting = mmfix_stats_counting(MMFIX_STATS_SRC_MMAP);
@@ -309,16 +316,8 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 			mmfix_mmap_count_skipped();
 		return;
 	}
-	w = NULL;
-	if (atomic_read(&mmfix_mmap_waiters)) {
-		w = mmfix_mmap_find(mm, MMFIX_MMAP_WAITED, -1);
-		if (!w)	/* contention_end not seen (switched on meanwhile) */
-			w = mmfix_mmap_find(mm, MMFIX_MMAP_WAITING, -1);
-	}
 	if (!success) {
-		if (w)
-			mmfix_mmap_free(w);
-		if (w || counting)
+		if (counting)
 			mmfix_mmap_count_failed(write);
 		return;
 	}
@@ -326,39 +325,27 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 	s = NULL;
 	if (!write && READ_ONCE(mmfix_mmap_released_hooked))
 		s = mmfix_mmap_find(mm, MMFIX_MMAP_HELD, 1);
-	/* the clock only for a time: not for an uncontended default count */
+	/* the clock only for a time: not for a default count */
 	holding = mmfix_stats_holding(MMFIX_STATS_SRC_MMAP);
 	now = 0;
-	if (s || holding || (w && w->state != MMFIX_MMAP_WAITED))
+	if (s || holding)
 		now = local_clock();
 	if (s)
 		mmfix_mmap_count_hold(s, now);
-	if (!counting && !w) {
+	if (!counting) {
 		if (s)
 			mmfix_mmap_free(s);
 		return;	/* switched off: no new acquisition */
 	}
-	if (w && w->state != MMFIX_MMAP_WAITED) {
-		w->wait = mmfix_elapsed(w->since, now);
-		w->state = MMFIX_MMAP_WAITED;
-	}
-	mmfix_mmap_count(write, w);
+	mmfix_mmap_count(write);
 	if (!holding) {
-		if (w)
-			mmfix_mmap_free(w);
 		if (s)
 			mmfix_mmap_free(s);
 		return;
 	}
-	/* hold tier: one slot for the hold, the wait's or the downgraded one */
-	if (s && w) {
-		mmfix_mmap_free(w);
-	} else if (!s && w) {
-		atomic_dec(&mmfix_mmap_waiters);	/* WAITED to HELD */
-		s = w;
-	} else if (!s) {
+	/* hold tier: one slot for the hold, the downgraded one or a new one */
+	if (!s)
 		s = mmfix_mmap_claim(mm);
-	}
 	if (!s) {
 		mmfix_mmap_count_untracked();
 		return;
@@ -395,6 +382,15 @@ void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 	/* rwsem_down_write_slowpath() calls it with interrupts off */
 	if (!in_task() || !t || !mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
 		return;
+#ifdef MMFIX_TEST_NO_MMAP_CONTENTION
+	/*
+	 * Benchmarks only, as MMFIX_TEST_NO_MMAP_COUNT and _NO_LRU_COUNT
+	 * (docs/lock-stats.md "Measured", attempt 4): what the contended
+	 * path costs -- every contended mmap_lock acquisition is counted
+	 * uncontended, no slot, no clock read.  Counts are not exact.
+	 */
+	return;
+#endif
 	/*
 	 * Any rwsem: compared, never dereferenced.  Only the task's own mm
 	 * is known to be an mmap_lock that acquire_returned will follow;
@@ -411,14 +407,20 @@ void mmfix_stats_mmap_contention_begin(void *lock, bool write)
 			mmfix_mmap_count_untracked();
 			return;
 		}
-		atomic_inc(&mmfix_mmap_waiters);
 	}
 	s->write = write;
 	s->since = local_clock();
 	s->state = MMFIX_MMAP_WAITING;
 }
-/* lock:contention_end: the queued wait of this task for @lock ends. */
-void mmfix_stats_mmap_contention_end(void *lock)
+/*
+ * lock:contention_end: the queued wait of this task for @lock ends, with
+ * the lock taken when @ret is 0 (else a fatal signal ended a killable
+ * wait: acquire_returned counts it failed).  A taken lock is counted
+ * contended here, with its wait; the acquisition itself is counted by
+ * the acquire_returned that follows in this task (stats.c registers this
+ * probe before contention_begin's, so no wait's end goes unseen).
+ */
+void mmfix_stats_mmap_contention_end(void *lock, int ret)
 {
 	struct mmfix_mmap_slot *t = READ_ONCE(mmfix_mmap_table), *s;
 	struct mm_struct *mm;
@@ -432,8 +434,10 @@ void mmfix_stats_mmap_contention_end(void *lock)
 	s = mmfix_mmap_find_in(t, mm, MMFIX_MMAP_WAITING, -1);
 	if (!s)
 		return;
-	s->wait = mmfix_elapsed(s->since, local_clock());
-	s->state = MMFIX_MMAP_WAITED;
+	if (!ret && mmfix_stats_counting(MMFIX_STATS_SRC_MMAP))
+		mmfix_mmap_count_wait(s->write,
+				      mmfix_elapsed(s->since, local_clock()));
+	mmfix_mmap_free(s);
 }
 
 #ifdef MMFIX_TEST_IRQS_OFF_TRYLOCK
@@ -487,7 +491,6 @@ int mmfix_stats_mmap_start(void)
 				    GFP_KERNEL);
 	if (!mmfix_mmap_table)
 		return -ENOMEM;
-	atomic_set(&mmfix_mmap_waiters, 0);
 	mmfix_path_start(&mmfix_path_acquired);
 	ret = mmfix_stats_test_fail() ?:
 	      register_trace_mmap_lock_acquire_returned(mmfix_mmap_acquire_returned,
