@@ -3,10 +3,12 @@
 # mmfix - for humans.  Kbuild holds the kernel build; this file drives
 # set-up, per-kernel builds, tests, demo and benchmarks.
 #
-#   make demo        set everything up, boot $(DEMO_SERIES) in QEMU, load
-#                    mmfix, show mmfixctl status, run the churn benchmark
-#   make test        set everything up and run the whole suite
-#                    (ends with "N passed, N failed")
+#   make demo        set up what it needs (no Prometheus, no Ansible),
+#                    boot $(DEMO_SERIES) in QEMU, load mmfix, A/B
+#                    populate_drain; prints mmfixctl status, the table,
+#                    a picture's path and a one-line result
+#   make test        set everything up and run the whole suite, make
+#                    demo included (ends with "N passed, N failed")
 #   make bench       full-size benchmarks (figures quoted in docs/)
 #   make soak        full-size reliability suite, and the kernel's own
 #                    livepatch selftests, all of them, without and with mmfix
@@ -33,6 +35,8 @@
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
 KDIR ?= /lib/modules/$(shell uname -r)/build
+# promtool, prometheus, prometheus-node-exporter: unpacked by scripts/setup
+export PATH := $(CURDIR)/.cache/bin:$(PATH)
 
 .PHONY: all setup ctl tools guest-progs modules test demo bench soak soak-cloud style \
 	module-local clean dkms-build dkms-src dkms-install dkms-remove install \
