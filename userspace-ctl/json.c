@@ -3,6 +3,7 @@
  * JSON writer for mmfixctl -j/-p (see json.h).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include "json.h"
 
@@ -164,6 +165,20 @@ void jw_u64(struct json_writer *jw, uint64_t v)
 {
 	jw_pre_value(jw);
 	fprintf(jw->out, "%" PRIu64, v);
+}
+
+void jw_double(struct json_writer *jw, double v)
+{
+	char buf[32];
+
+	if (!isfinite(v)) {
+		jw_null(jw);
+		return;
+	}
+	jw_pre_value(jw);
+	/* %.6g may give "1e+06": valid JSON; never "inf" or "nan" here */
+	snprintf(buf, sizeof(buf), "%.6g", v);
+	fputs(buf, jw->out);
 }
 
 void jw_bool(struct json_writer *jw, bool v)

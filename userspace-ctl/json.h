@@ -36,6 +36,8 @@ void jw_close(struct json_writer *jw);
 /* A NULL string is written as null. */
 void jw_string(struct json_writer *jw, const char *s);
 void jw_u64(struct json_writer *jw, uint64_t v);
+/* Six significant digits; null when not finite. */
+void jw_double(struct json_writer *jw, double v);
 void jw_bool(struct json_writer *jw, bool v);
 void jw_null(struct json_writer *jw);
 /* Closes whatever is open and ends the document with a newline. */

@@ -59,13 +59,20 @@ static const struct cmd cmds[] = {
 	{ "export",  do_export,  "[--textfile DIR]",
 	  "every counter and state, Prometheus text format",
 	  export_help, CMD_OPT_TEXTFILE },
+	{ "ab",      do_ab,
+	  "[--window T] [--rounds N] [--settle T] [--run CMD] [--metric CMD] [--value wall|last] [--better higher|lower] [--min-effect P] [--guard METRIC] [--guard-margin P] [--min-rounds N] [--tsv FILE] [--svg FILE] FIX",
+	  "A/B experiment: FIX off and on in windows (root)",
+	  ab_help, CMD_OPT_AB },
 	{ "help",    do_help,    "[COMMAND]",
 	  "show this help, or the help of COMMAND", help_help, 0 },
 };
 
 /* Long-only options get values above any character. */
 enum { OPT_ROOT = 0x100, OPT_TIMEOUT, OPT_SIGNAL, OPT_REVERT, OPT_BTF,
-       OPT_RELEASE, OPT_RESET, OPT_COUNT, OPT_FORMAT, OPT_TEXTFILE };
+       OPT_RELEASE, OPT_RESET, OPT_COUNT, OPT_FORMAT, OPT_TEXTFILE,
+       OPT_AB_FIRST = 0x200 };
+#define AB_LONG_OPT(id, name) \
+	{ name, required_argument, NULL, OPT_AB_FIRST + AB_OPT_##id },
 
 static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
@@ -82,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "count",	required_argument,	NULL, OPT_COUNT },
 	{ "format",	required_argument,	NULL, OPT_FORMAT },
 	{ "textfile",	required_argument,	NULL, OPT_TEXTFILE },
+	AB_OPTION_LIST(AB_LONG_OPT)
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -92,6 +100,29 @@ static const struct option long_opts[] = {
  */
 #define HELP_WIDTH	80
 #define HELP_SYNOPSIS_COL	28
+
+/*
+ * A synopsis too long for one line (ab's), broken at the bracket
+ * groups like help_usage(), the lines after the first indented under
+ * the arguments; then the summary on a line of its own.
+ */
+static void help_long_synopsis(FILE *out, const struct cmd *cmd)
+{
+	const char *a = cmd->args, *end;
+	int col, indent, depth;
+
+	col = fprintf(out, "  %s", cmd->name);
+	indent = col + 1;
+	while (*a) {
+		for (end = a, depth = 0; *end && (depth || *end != ' '); end++)
+			depth += (*end == '[') - (*end == ']');
+		if (col + 1 + (end - a) >= HELP_WIDTH && col > indent)
+			col = fprintf(out, "\n%*s", indent - 1, "") - 1;
+		col += fprintf(out, " %.*s", (int)(end - a), a);
+		a = *end ? end + 1 : end;
+	}
+	fprintf(out, "\n  %-*s %s\n", HELP_SYNOPSIS_COL, "", cmd->summary);
+}
 
 static void help_all(FILE *out)
 {
@@ -106,6 +137,11 @@ static void help_all(FILE *out)
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strlen(cmds[i].name) + 1 + strlen(cmds[i].args) >=
+		    HELP_WIDTH - 2) {
+			help_long_synopsis(out, &cmds[i]);
+			continue;
+		}
 		snprintf(synopsis, sizeof(synopsis), "%s%s%s", cmds[i].name,
 			 *cmds[i].args ? " " : "", cmds[i].args);
 		/* a long synopsis gets a line of its own */
@@ -438,6 +474,12 @@ static int parse_opts(int argc, char **argv, bool *help, bool *version)
 					 arg_disp(argv[optind - 1], disp,
 						  sizeof(disp)));
 		default:
+			if (c >= OPT_AB_FIRST && c < OPT_AB_FIRST + AB_NR_OPTS) {
+				ret = ab_set_opt(c - OPT_AB_FIRST, optarg);
+				if (ret)
+					return ret;
+				break;
+			}
 			return bad_option(argv[optind - 1]);
 		}
 	}
@@ -508,6 +550,9 @@ static int run(int argc, char **argv)
 	if (opts.textfile && !(cmd->opts & CMD_OPT_TEXTFILE))
 		return usage_err("option --textfile does not apply to '%s'",
 				 cmd->name);
+	if (ab_opt_given() && !(cmd->opts & CMD_OPT_AB))
+		return usage_err("option --%s does not apply to '%s'",
+				 ab_opt_given(), cmd->name);
 	return cmd->func(argc - optind, argv + optind);
 }
 

@@ -60,6 +60,33 @@
 #define CMD_OPT_COUNT	(1U << 6)
 #define CMD_OPT_FORMAT	(1U << 7)
 #define CMD_OPT_TEXTFILE (1U << 8)
+#define CMD_OPT_AB	(1U << 9)
+
+/*
+ * ab's options (ab.c), all with an argument: AB_OPTION_LIST(X) expands
+ * X(id, "name") once per option; main() parses them into ab.c.
+ */
+#define AB_OPTION_LIST(X)				\
+	X(WINDOW,	"window")			\
+	X(ROUNDS,	"rounds")			\
+	X(SETTLE,	"settle")			\
+	X(RUN,		"run")				\
+	X(METRIC,	"metric")			\
+	X(VALUE,	"value")			\
+	X(BETTER,	"better")			\
+	X(MIN_EFFECT,	"min-effect")			\
+	X(GUARD,	"guard")			\
+	X(GUARD_MARGIN,	"guard-margin")			\
+	X(MIN_ROUNDS,	"min-rounds")			\
+	X(TSV,		"tsv")				\
+	X(SVG,		"svg")
+#define AB_OPT_ENUM(id, name) AB_OPT_##id,
+enum { AB_OPTION_LIST(AB_OPT_ENUM) AB_NR_OPTS };
+#undef AB_OPT_ENUM
+/* Stores option id's argument: 0, or EXIT_USAGE (reported). */
+int ab_set_opt(unsigned int id, const char *arg);
+/* The name of the first ab option given, NULL if none. */
+const char *ab_opt_given(void);
 
 struct cmd {
 	const char *name;
@@ -114,6 +141,8 @@ void print_close_array(void);
 /* NULL val: null in JSON, "-" in text. */
 void print_string(const char *key, const char *fmt, const char *val);
 void print_u64(const char *key, const char *fmt, const uint64_t *val);
+/* A double: six significant digits in JSON, "%.4g" in text. */
+void print_double(const char *key, const char *fmt, const double *val);
 /* val: 1 true, 0 false, < 0 unknown (null / unk in text). */
 void print_bool_words(const char *key, const char *fmt, int val,
 		      const char *yes, const char *no, const char *unk);
@@ -318,6 +347,7 @@ const char *proc_debian_version(char *buf, size_t size);
 int do_stats(int argc, char **argv);
 int do_watch(int argc, char **argv);
 int do_export(int argc, char **argv);
+int do_ab(int argc, char **argv);
 /* export.c: the Prometheus exposition on stdout */
 int prom_export_stdout(void);
 extern const char status_help[];
@@ -330,5 +360,6 @@ extern const char check_help[];
 extern const char stats_help[];
 extern const char watch_help[];
 extern const char export_help[];
+extern const char ab_help[];
 
 #endif /* MMFIXCTL_H */

@@ -152,6 +152,23 @@ void print_u64(const char *key, const char *fmt, const uint64_t *val)
 	}
 }
 
+void print_double(const char *key, const char *fmt, const double *val)
+{
+	char buf[32];
+
+	if (opts.json) {
+		json_key(key);
+		if (val)
+			jw_double(&jw, *val);
+		else
+			jw_null(&jw);
+	} else {
+		if (val)
+			snprintf(buf, sizeof(buf), "%.4g", *val);
+		text_field(fmt, val ? buf : "-");
+	}
+}
+
 const char *fmt_ns(char *buf, size_t size, double ns)
 {
 	static const char *const unit[] = { "ns", "us", "ms", "s" };

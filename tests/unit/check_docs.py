@@ -29,6 +29,10 @@ def from_help(text):
         # A summary too long for its synopsis's line is indented deeper.
         if section == "Commands" and line.startswith(" " * 10):
             continue
+        # A synopsis too long for one line goes on, indented, at a "[".
+        if section == "Commands" and re.match(r"^ {3,}\[", line):
+            opts.update(OPTION.findall(line))
+            continue
         # The synopsis column ends at the first run of two spaces.
         head = re.match(r"\s*(\S.*?)(?:\s{2,}|$)", line).group(1)
         if section == "Commands":
