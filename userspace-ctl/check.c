@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "mmfixctl.h"
@@ -31,7 +30,9 @@ const char check_help[] =
 	"Report, from the kernel's BTF (/sys/kernel/btf/vmlinux), whether it\n"
 	"has the problems mmfix deals with, with the evidence (member offsets\n"
 	"and cachelines, which functions are out of line), and which mmfix\n"
-	"fixes apply to it.  Needs neither root nor the module.\n"
+	"fixes apply to it.  Needs neither root nor the module.  Exits 10\n"
+	"when nothing applies here: the kernel is not supported, or no fix\n"
+	"applies to it.\n"
 	"  --btf FILE      read FILE instead (raw BTF, or an ELF file such as\n"
 	"                  a vmlinux with a .BTF section)\n"
 	"  --release REL   judge the kernel release REL instead of uname -r\n";
@@ -398,8 +399,10 @@ static bool is_left_out(const char *fix)
 	return false;
 }
 
-static void print_fixes(const struct btf *btf, const struct kernel *k)
+/* Prints every fix; returns how many apply or may (unknown) apply. */
+static unsigned int print_fixes(const struct btf *btf, const struct kernel *k)
 {
+	unsigned int napply = 0;
 	char why[256];
 	size_t i, r;
 	int applies;
@@ -422,6 +425,7 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 			if (applies == 1 && is_left_out(abi_fixes[i]))
 				snprintf(why, sizeof(why), "%s", MMFIX_UNVERIFIED_REASON);
 		}
+		napply += applies != 0;
 		print_open_object(NULL);
 		print_string("name", "fix %s: ", abi_fixes[i]);
 		print_bool_words("applicable", "%s\n", applies, "applies",
@@ -430,6 +434,7 @@ static void print_fixes(const struct btf *btf, const struct kernel *k)
 		print_close_object();
 	}
 	print_close_array();
+	return napply;
 }
 
 /*
@@ -480,6 +485,48 @@ static void kernel_parse(struct kernel *k, const char *release)
 		if (known_series[i].major == k->major &&
 		    known_series[i].minor == k->minor)
 			k->supported = true;
+}
+
+/* "6.1, 6.12, 7.2 and 7.3": the series of MMFIX_KERNEL_LIST */
+static void series_list(char *buf, size_t size)
+{
+	size_t i, len = 0, n = ARRAY_SIZE(known_series);
+
+	buf[0] = '\0';
+	for (i = 0; i < n && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%u.%u",
+				!i ? "" : i == n - 1 ? " and " : ", ",
+				known_series[i].major, known_series[i].minor);
+}
+
+bool kernel_supported(const char *release, char *why, size_t size)
+{
+	const struct mmfix_flavour *f = mmfix_flavour_of(release);
+	bool known = false;
+	char list[128];
+	struct kernel k;
+	size_t i;
+
+	kernel_parse(&k, release);
+	if (k.supported)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(known_series); i++)
+		known |= k.parsed && known_series[i].major == k.major &&
+			 known_series[i].minor == k.minor;
+	series_list(list, sizeof(list));
+	if (!known && k.parsed)
+		snprintf(why, size, "kernel %s: series %s is not supported by mmfix; it supports Debian amd64 %s",
+			 release, k.series, list);
+	else if (!known)
+		snprintf(why, size, "kernel %s is not supported by mmfix; it supports Debian amd64 %s",
+			 release, list);
+	else if (f && !f->supported)
+		snprintf(why, size, "kernel %s: the %s flavour is not supported by mmfix (%s)",
+			 release, f->suffix, f->why);
+	else
+		snprintf(why, size, "kernel %s is not a Debian amd64 build, which mmfix does not support; it supports Debian amd64 %s",
+			 release, list);
+	return false;
 }
 
 #define CHECK_VERIFIED(s, r, v, w) { s, r, v, w },
@@ -671,9 +718,9 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 int do_check(int argc, char **argv)
 {
 	char path[PATH_MAX], disp[80];
-	char dver[64];
+	char dver[64], rel[128];
 	const char *version = NULL;
-	struct utsname uts;
+	unsigned int napply;
 	struct kernel k;
 	struct btf *btf;
 	uint64_t ntypes;
@@ -689,12 +736,10 @@ int do_check(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	release = opts.release;
-	if (!release && !uname(&uts)) {
-		release = uts.release;
+	if (!release) {
+		release = running_release(rel, sizeof(rel));
 		version = proc_debian_version(dver, sizeof(dver));
 	}
-	if (!release)
-		release = "-";
 	kernel_parse(&k, release);
 
 	libbpf_set_print(libbpf_quiet);
@@ -729,8 +774,13 @@ int do_check(int argc, char **argv)
 	print_text("\n");
 	print_funcs(btf);
 	print_text("\n");
-	print_fixes(btf, &k);
+	napply = print_fixes(btf, &k);
+	print_bool("nothing_applies", NULL, !napply);
+	if (!napply)
+		print_text("\nnothing applies here: %s (exit status %d)\n",
+			   k.supported ? "no mmfix fix applies to this kernel" :
+			   "mmfix does not support this kernel", EXIT_UNSUPPORTED);
 	print_close_object();
 	btf__free(btf);
-	return EXIT_OK;
+	return napply ? EXIT_OK : EXIT_UNSUPPORTED;
 }

@@ -12,8 +12,9 @@
 
 const char enable_help[] =
 	"Switch fix FIX on: write 1 to /sys/kernel/mmfix/fixes/FIX/enabled.\n"
-	"FIX must be spelled exactly as \"status\" lists it.  Needs root.\n"
-	"Fails, changing nothing, when the fix does not apply to the running\n"
+	"FIX must be spelled exactly as \"status\" lists it (a name that is\n"
+	"not a fix is a usage error, exit 2, also without the module).  Needs\n"
+	"root.  Fails, changing nothing, when the fix does not apply to the running\n"
 	"kernel (the fix's reason is printed), when it applies but the loaded\n"
 	"mmfix does not patch it (loaded with fixes= without it: the upgrade\n"
 	"that carries it is named; another livepatch owns its function, or it\n"
@@ -109,6 +110,20 @@ static int fix_set(const char *cmd, int argc, char **argv, bool on)
 				 arg_disp(argv[1], disp, sizeof(disp)));
 	fix = argv[0];
 
+	/*
+	 * The name first: the loaded module's fixes or, with none loaded,
+	 * the ones this mmfixctl knows (include/mmfix_abi.h).
+	 */
+	if (mmfix_loaded())
+		fix_list_read(&fl);
+	else
+		fix_list_known(&fl);
+	if (fix_list_find(&fl, fix) < 0) {
+		fix_list_join(&fl, known, sizeof(known));
+		p_err("unknown fix '%s' (known fixes: %s)",
+		      arg_disp(fix, disp, sizeof(disp)), known);
+		return EXIT_USAGE;
+	}
 	if (geteuid() != 0) {
 		p_err("%s: root is needed to change a fix (run as root or with sudo)",
 		      cmd);
@@ -117,13 +132,6 @@ static int fix_set(const char *cmd, int argc, char **argv, bool on)
 	if (!mmfix_loaded()) {
 		p_err("mmfix module is not loaded");
 		return EXIT_RUNTIME;
-	}
-	fix_list_read(&fl);
-	if (fix_list_find(&fl, fix) < 0) {
-		fix_list_join(&fl, known, sizeof(known));
-		p_err("unknown fix '%s' (known fixes: %s)",
-		      arg_disp(fix, disp, sizeof(disp)), known);
-		return EXIT_USAGE;
 	}
 	if (livepatch_disabled())
 		return lp_disabled(cmd, fix);

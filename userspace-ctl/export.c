@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include "mmfixctl.h"
 
@@ -184,21 +183,20 @@ static void prom_verified(struct prom *p, const char *build, const char *ver,
 static void prom_module(struct prom *p)
 {
 	char ver[64], ker[64], build[64], patch[32];
-	struct utsname uts;
+	char rel[128];
 	const char *pt;
 	int en, tr;
 
-	if (uname(&uts))
-		strcpy(uts.release, "-");
+	running_release(rel, sizeof(rel));
 	prom_family(p, "mmfix_info", "gauge",
 		    "Version and kernel series of the loaded mmfix module; always 1.");
 	prom_sample(p, "mmfix_info", 1, false,
 		    "version", sysfs_attr_str(ver, sizeof(ver), MMFIX_SYSFS_DIR "/version"),
 		    "kernel", sysfs_attr_str(ker, sizeof(ker), MMFIX_SYSFS_DIR "/kernel"),
-		    "release", uts.release,
+		    "release", rel,
 		    "build", sysfs_attr_str(build, sizeof(build), MMFIX_SYSFS_DIR "/build"),
 		    NULL);
-	prom_verified(p, build, ver, uts.release);
+	prom_verified(p, build, ver, rel);
 	en = sysfs_attr_bool("%s/enabled", klp_dir());
 	tr = sysfs_attr_bool("%s/transition", klp_dir());
 	pt = sysfs_attr_str(patch, sizeof(patch), MMFIX_SYSFS_DIR "/patch");

@@ -36,6 +36,11 @@
 #define EXIT_NOT_BUILT		7
 #define EXIT_REPLACED		8
 #define EXIT_OVERRIDDEN		9
+/*
+ * Nothing applies here: status on a kernel mmfix does not support (state
+ * unsupported), check when no fix applies to the kernel.
+ */
+#define EXIT_UNSUPPORTED	10
 
 /* Version of the JSON keys: the "schema" member of every document. */
 #define MMFIXCTL_SCHEMA	2
@@ -207,6 +212,11 @@ const char *mmfix_module(void);
 const char *mmfix_other_module(void);
 const char *klp_dir(void);
 bool fix_name_valid(const char *name);
+/*
+ * The running kernel's release: uname -r, or $MMFIXCTL_RELEASE (tests
+ * only); "-" when neither gives one.
+ */
+const char *running_release(char *buf, size_t size);
 
 struct fix_list {
 	unsigned int n;
@@ -338,6 +348,12 @@ struct verified_by {
 	char source[160];
 	char without[128];	/* space-separated fixes left out */
 };
+/*
+ * Whether mmfix supports kernel @release: a Debian amd64 release of a
+ * series in MMFIX_KERNEL_LIST, of a supported flavour.  If not, one
+ * sentence saying why in @why.
+ */
+bool kernel_supported(const char *release, char *why, size_t size);
 int build_verified_by(const char *release, const char *version,
 		      const char *mmfix_ver, struct verified_by *vb);
 const char *verified_by_words(const struct verified_by *vb, char *buf,

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include "mmfixctl.h"
 
@@ -29,8 +28,9 @@ const char status_help[] =
 	"state: 0 active, 3 transition, 4 livepatch-disabled, 5 load-refused,\n"
 	"6 not-loaded, 7 not-built, 8 replaced (another livepatch's atomic\n"
 	"replace disabled mmfix's), 9 overridden (active, but another livepatch\n"
-	"loaded later runs instead of a fix's functions); 1 and 2 as for every\n"
-	"command.\n";
+	"loaded later runs instead of a fix's functions), 10 unsupported (mmfix\n"
+	"does not support this kernel: nothing applies here); 1 and 2 as for\n"
+	"every command.\n";
 
 enum lifecycle {
 	LIFE_ACTIVE,
@@ -41,6 +41,7 @@ enum lifecycle {
 	LIFE_NOT_BUILT,
 	LIFE_REPLACED,
 	LIFE_OVERRIDDEN,
+	LIFE_UNSUPPORTED,
 };
 
 static const struct {
@@ -55,6 +56,7 @@ static const struct {
 	[LIFE_NOT_BUILT]	= { "not-built",	EXIT_NOT_BUILT },
 	[LIFE_REPLACED]		= { "replaced",		EXIT_REPLACED },
 	[LIFE_OVERRIDDEN]	= { "overridden",	EXIT_OVERRIDDEN },
+	[LIFE_UNSUPPORTED]	= { "unsupported",	EXIT_UNSUPPORTED },
 };
 
 /* The active mode in "none [integrity] confidentiality", or NULL. */
@@ -197,6 +199,12 @@ static void life_not_loaded(struct life *lf, const char *release)
 {
 	struct klog kl;
 
+	/* no mmfix.ko could load here: say so rather than "not built" */
+	if (!kernel_supported(release, lf->reason, sizeof(lf->reason))) {
+		lf->state = LIFE_UNSUPPORTED;
+		lf->ko = NULL;
+		return;
+	}
 	lf->ko = module_file(release);
 	if (!lf->ko) {
 		lf->state = LIFE_NOT_BUILT;
@@ -260,11 +268,17 @@ static void life_loaded(struct life *lf, const char *patch,
 {
 	char by[SYSFS_READ_MAX];
 	const char *fix = NULL;
-	unsigned int i, on = 0;
+	unsigned int i, on = 0, apply = 0;
 
-	for (i = 0; i < fl->n; i++)
+	/* a fix that does not apply here is neither on nor one of M */
+	for (i = 0; i < fl->n; i++) {
+		if (sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/applicable",
+				    fl->name[i]) == 0)
+			continue;
+		apply++;
 		on += sysfs_attr_bool(MMFIX_SYSFS_DIR "/fixes/%s/enabled",
 				      fl->name[i]) == 1;
+	}
 	if (!strcmp(patch, "transition")) {
 		int target = klp_transition_target();
 
@@ -292,7 +306,8 @@ static void life_loaded(struct life *lf, const char *patch,
 	} else {
 		lf->state = LIFE_ACTIVE;
 		snprintf(lf->reason, sizeof(lf->reason),
-			 "livepatch enabled, %u of %u fixes enabled", on, fl->n);
+			 "livepatch enabled, %u of %u fixes that apply here enabled",
+			 on, apply);
 	}
 }
 
@@ -364,11 +379,12 @@ static void print_build(void)
 	char buf[64], mver[64], dver[64], words[256];
 	const char *b = sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/build");
 	struct verified_by vb = { .by = VERIFIED_NONE };
-	struct utsname uts;
+	char rel[128];
 
 	print_string("build", NULL, b);
-	if (b && !strcmp(b, "verified") && !uname(&uts))
-		build_verified_by(uts.release, proc_debian_version(dver, sizeof(dver)),
+	if (b && !strcmp(b, "verified"))
+		build_verified_by(running_release(rel, sizeof(rel)),
+				  proc_debian_version(dver, sizeof(dver)),
 				  sysfs_attr_str(mver, sizeof(mver), MMFIX_SYSFS_DIR "/version"),
 				  &vb);
 	if (b && !strcmp(b, "unverified"))
@@ -519,15 +535,12 @@ const char *lifecycle_word(unsigned int i)
 
 unsigned int lifecycle_now(void)
 {
-	char pbuf[32];
-	struct utsname uts;
+	char pbuf[32], rel[128];
 	struct fix_list fl;
 	struct life lf = { 0 };
 
 	if (!mmfix_loaded()) {
-		if (uname(&uts))
-			strcpy(uts.release, "-");
-		life_not_loaded(&lf, uts.release);
+		life_not_loaded(&lf, running_release(rel, sizeof(rel)));
 	} else {
 		fix_list_read(&fl);
 		life_loaded(&lf, patch_state(pbuf, sizeof(pbuf)), &fl);
@@ -537,8 +550,7 @@ unsigned int lifecycle_now(void)
 
 int do_status(int argc, char **argv)
 {
-	char buf[SYSFS_READ_MAX], pbuf[32], disp[80];
-	struct utsname uts;
+	char buf[SYSFS_READ_MAX], pbuf[32], disp[80], rel[128];
 	struct fix_list fl;
 	const char *patch;
 	struct life lf = { 0 };
@@ -547,13 +559,12 @@ int do_status(int argc, char **argv)
 	if (argc)
 		return usage_err("status takes no arguments (got '%s')",
 				 arg_disp(argv[0], disp, sizeof(disp)));
-	if (uname(&uts))
-		strcpy(uts.release, "-");
+	running_release(rel, sizeof(rel));
 
 	print_open_object(NULL);
 	if (!mmfix_loaded()) {
-		life_not_loaded(&lf, uts.release);
-		return status_not_loaded(&lf, uts.release);
+		life_not_loaded(&lf, rel);
+		return status_not_loaded(&lf, rel);
 	}
 	fix_list_read(&fl);
 	patch = patch_state(pbuf, sizeof(pbuf));
@@ -572,7 +583,7 @@ int do_status(int argc, char **argv)
 	print_build();
 	print_string("kernel_series", "kernel series:  %s\n",
 		     sysfs_attr_str(buf, sizeof(buf), MMFIX_SYSFS_DIR "/kernel"));
-	print_string("running_kernel", "running kernel: %s\n", uts.release);
+	print_string("running_kernel", "running kernel: %s\n", rel);
 	print_stats_state();
 
 	print_open_array("fixes");

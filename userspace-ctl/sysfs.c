@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "mmfixctl.h"
@@ -257,6 +258,20 @@ bool mmfix_loaded(void)
 
 	return !sysfs_path(path, sizeof(path), MMFIX_SYSFS_DIR) &&
 	       sysfs_is_dir(path);
+}
+
+const char *running_release(char *buf, size_t size)
+{
+	const char *env = getenv("MMFIXCTL_RELEASE");	/* tests only */
+	struct utsname uts;
+
+	if (env && *env)
+		snprintf(buf, size, "%s", env);
+	else if (!uname(&uts))
+		snprintf(buf, size, "%s", uts.release);
+	else
+		snprintf(buf, size, "-");
+	return buf;
 }
 
 /* Fix names as the module makes them: [a-z0-9_], at most the ABI limit. */

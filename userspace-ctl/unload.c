@@ -40,7 +40,8 @@ const char unload_help[] =
 	"fully enabled again rather than half way; run it again once those\n"
 	"tasks have moved on.  SIGINT, SIGTERM and SIGHUP act as the timeout\n"
 	"while the transition runs (it is reversed); once it has finished they\n"
-	"let the removal finish.  Either way it says what happened.\n"
+	"let the removal finish.  Either way it says what happened.  With\n"
+	"no mmfix loaded there is nothing to do: it says so and exits 0.\n"
 	"\n"
 	"  --timeout SECONDS  how long to wait in all, 1 to 86400\n";
 
@@ -294,12 +295,19 @@ int do_unload(int argc, char **argv)
 		ctx.timeout = opts.timeout;
 	if (fake && real)
 		return usage_err("MMFIXCTL_FAKE_DELETE=1 is for tests on a fake sysfs tree (--root DIR), not on a real sysfs");
+	/* as systemctl stop of a stopped unit: nothing to do is success */
+	if (!mmfix_loaded()) {
+		waited = 0;
+		print_open_object(NULL);
+		print_bool("unloaded", NULL, 0);
+		print_u64("waited_ms", NULL, &waited);
+		print_string("removal", NULL, "not_loaded");
+		print_text("mmfix is not loaded: nothing to unload\n");
+		print_close_object();
+		return EXIT_OK;
+	}
 	if (geteuid() != 0) {
 		p_err("unload: root is needed to unload the module (run as root or with sudo)");
-		return EXIT_RUNTIME;
-	}
-	if (!mmfix_loaded()) {
-		p_err("mmfix module is not loaded");
 		return EXIT_RUNTIME;
 	}
 	ctx.mod = mmfix_module();
