@@ -543,9 +543,12 @@ enum ks_relief { KS_KEPT, KS_RETAKEN, KS_LOST };
  * KS_LEVEL_MAX doublings, until its walk starts at 0 again: when writers
  * queue all the time, a walk at one batch per winning trylock would
  * take N / batch of them to cross N VMAs that cannot be collapsed, where
- * the kernel's walk takes one.  A grown batch is checked by its count
- * alone, so a writer waits through at most that many VMAs, never more
- * than 1 << KS_LEVEL_MAX batches.
+ * the kernel's walk takes one.  The level relaxes the count only: at
+ * every level the check also comes once the jiffies tick has changed
+ * since the last one, so a writer waits through at most 1 <<
+ * KS_LEVEL_MAX batches and never much more than a tick of the walk --
+ * also when the nice-19 khugepaged was preempted inside it, since the
+ * first VMA after it runs again sees the new tick.
  */
 static enum ks_relief ks_relieve(struct ks_walk *w, struct mm_struct *mm,
 				 struct vma_iterator *vmi)
@@ -555,7 +558,7 @@ static enum ks_relief ks_relieve(struct ks_walk *w, struct mm_struct *mm,
 	if (!w->since_check)
 		return KS_KEPT;
 	if ((unsigned long)w->since_check < (unsigned long)w->batch << level &&
-	    (level || !time_after(jiffies, w->tick)))
+	    !time_after(jiffies, w->tick))
 		return KS_KEPT;
 	w->since_check = 0;
 	w->tick = jiffies;
