@@ -1098,10 +1098,13 @@ static void print_report(struct ab_run *ab, const char *order)
 	print_bool("tripped", NULL, ab->stopped && !strcmp(ab->stopped, "guard"));
 	print_close_object();
 
-	print_text("ab %s: %u of %u rounds (%s), %s windows, settle %.1f s%s\n",
-		   ab->fix, ab->rounds_done, abo.rounds, order,
-		   abo.run ? "one run of CMD" : "fixed", abo.settle_ms / 1000.0,
-		   ab->stopped ? "; stopped early" : "");
+	if (abo.run)
+		snprintf(a, sizeof(a), "one run of CMD");
+	else
+		snprintf(a, sizeof(a), "%.1f s", abo.window_ms / 1000.0);
+	print_text("ab %s: %u of %u rounds (%s), windows %s, settle %.1f s%s\n",
+		   ab->fix, ab->rounds_done, abo.rounds, order, a,
+		   abo.settle_ms / 1000.0, ab->stopped ? "; stopped early" : "");
 	print_text("%-38s %-6s %11s %11s %7s %-17s %s\n", "metric", "better",
 		   "off median", "on median", "on/off", "95% CI", "verdict");
 	print_open_array("metrics");

@@ -64,18 +64,31 @@ echo "=== ab.svg"
 cat /tmp/ab.svg
 echo "=== end ab.svg"
 
-# 2. khugepaged_scan: the churn has no THP region for khugepaged
+# 2. khugepaged_scan: the churn has no THP region for khugepaged.  A 95%
+# interval excludes 1 by chance one time in twenty (and TCG's windows
+# are noisy): a run whose verdicts are not all "no measurable
+# difference" is repeated once, and the check takes the second.
 before=$(switches khugepaged_scan)
+# unreached_bad FILE: the lock metrics whose verdict is another
+unreached_bad() {
+	local m v
+	for m in lru_lock_acquisitions_per_s lru_lock_contended_per_s \
+		lru_lock_wait_ns_per_s mmap_lock_acquisitions_per_s \
+		mmap_lock_contended_per_s mmap_lock_wait_ns_per_s; do
+		v=$(ab_get "$1" $m verdict)
+		[ "$v" = "no measurable difference" ] ||
+			printf ' %s: %s (%s [%s, %s])' $m "$v" "$(ab_get "$1" $m ratio)" \
+				"$(ab_get "$1" $m ci_low)" "$(ab_get "$1" $m ci_high)"
+	done
+}
 ctl ab-ks -j ab --window 1s --settle 200ms --rounds 3 khugepaged_scan
+bad=$(unreached_bad /tmp/ctl-ab-ks)
+if [ -n "$bad" ] && [ "$CTL_RC" = 0 ]; then
+	t_comment "unreached fix, first run:$bad; once more"
+	ctl ab-ks -j ab --window 1s --settle 200ms --rounds 3 khugepaged_scan
+	bad=$(unreached_bad /tmp/ctl-ab-ks)
+fi
 t_check ab-unreached-fix-exit-0 test "$CTL_RC" = 0
-bad=
-for m in lru_lock_acquisitions_per_s lru_lock_contended_per_s \
-	lru_lock_wait_ns_per_s mmap_lock_acquisitions_per_s \
-	mmap_lock_contended_per_s mmap_lock_wait_ns_per_s; do
-	v=$(ab_get /tmp/ctl-ab-ks $m verdict)
-	[ "$v" = "no measurable difference" ] ||
-		bad="$bad $m: $v ($(ab_get /tmp/ctl-ab-ks $m ratio) [$(ab_get /tmp/ctl-ab-ks $m ci_low), $(ab_get /tmp/ctl-ab-ks $m ci_high)])"
-done
 t_check ab-unreached-fix-lock-metrics-no-measurable-difference test -z "$bad" ||
 	echo "$bad"
 t_check ab-unreached-fix-switches-as-before test "$(switches khugepaged_scan)" = "$before"
@@ -87,9 +100,14 @@ ab=$!
 loop_until 20 file_is $FX/populate_drain/enabled 1
 sleep 0.5
 on_at_signal=$(cat $FX/populate_drain/enabled)
-kill -INT $ab
+# read(1) is a shell builtin: the wait polls without forking, so that
+# what is timed is mmfixctl's restore, not a busy guest's fork+exec
 t0=$(now_cs)
-loop_until 1 file_is $FX/populate_drain/enabled 0
+kill -INT $ab
+i=0
+while read -r v <$FX/populate_drain/enabled && [ "$v" != 0 ] && [ $i -lt 200000 ]; do
+	i=$((i + 1))
+done
 t1=$(now_cs)
 wait $ab
 rc=$?
