@@ -32,6 +32,7 @@
  * the lock, for a bounded time, and fall back to what they found last.
  */
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/livepatch.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -46,9 +47,15 @@ extern struct list_head klp_patches;
 /* kernel/livepatch/transition.c */
 extern struct klp_patch *klp_transition_patch;
 
-/* How long a sysfs reader tries klp_mutex before using what it had. */
-#define MMFIX_KLP_TRIES		20
-#define MMFIX_KLP_TRY_MS	5
+/*
+ * How long a sysfs reader tries klp_mutex before using what it had: a
+ * deadline in jiffies (msleep() rounds up to whole ticks, 12 ms for
+ * msleep(5) at HZ=250), polled every 0.2-0.4 ms.  The reader holds a
+ * kernfs active reference meanwhile, which an upgrade's removal of
+ * /sys/kernel/mmfix waits for with klp_mutex held (every module load
+ * waits for that mutex too), so the deadline is kept short.
+ */
+#define MMFIX_KLP_WAIT_MS	20
 
 static DEFINE_SPINLOCK(mmfix_coexist_lock);
 /* under mmfix_coexist_lock, as each fix's overridden_by */
@@ -205,14 +212,14 @@ int mmfix_coexist_pre_patch(void)
 
 static bool mmfix_klp_trylock(void)
 {
-	unsigned int i;
+	unsigned long deadline = jiffies + msecs_to_jiffies(MMFIX_KLP_WAIT_MS);
 
-	for (i = 0; i < MMFIX_KLP_TRIES; i++) {
-		if (mutex_trylock(&klp_mutex))
-			return true;
-		msleep(MMFIX_KLP_TRY_MS);
+	while (!mutex_trylock(&klp_mutex)) {
+		if (time_after(jiffies, deadline))
+			return false;
+		usleep_range(200, 400);
 	}
-	return false;
+	return true;
 }
 
 /*

@@ -11,6 +11,11 @@
 #   once lp_populate is disabled and removed, overridden_by is empty,
 #     status exits 0 and populates skip their drain in mmfix again.
 # Before, populate_drain's overridden_by is empty (the check can fail).
+# Then (issue #43.4) while lp_unrelated's pre_patch callback holds
+# klp_mutex for 3 s (pre_patch_ms=3000), 5 reads of overridden_by take
+# less than 0.6 s together: a reader gives the mutex up after a deadline
+# of 20 ms (HZ=250: about 24 ms), where 20 tries with msleep(5) took
+# 20 x 12 ms, 1.2 s for the 5.
 # fixes: populate_drain
 
 KO_LP=/lib/mmfix/lp_populate.ko
@@ -79,5 +84,30 @@ fi
 s0=$(cat $F/populate_drain/skipped)
 populate churn -n $N >/dev/null
 t_check overridden-mmfix-runs-again test "$(cat $F/populate_drain/skipped)" -ge $((s0 + N))
+
+# reads5: 5 reads of populate_drain's overridden_by (no fork), in cs
+reads5() {
+	local t0 i x
+	t0=$(now_cs)
+	for i in 1 2 3 4 5; do
+		read -r x <$F/populate_drain/overridden_by
+	done
+	echo $(( $(now_cs) - t0 ))
+}
+KO_LU=/lib/mmfix/lp_unrelated.ko
+if [ -f "$KO_LU" ]; then
+	insmod "$KO_LU" pre_patch_ms=3000 &
+	lu=$!
+	# its klp sysfs directory is made under klp_mutex, before pre_patch
+	if loop_until 10 test -d /sys/kernel/livepatch/lp_unrelated; then
+		cs=$(reads5)
+		t_comment "5 overridden_by reads while klp_mutex is held: $cs cs"
+		t_check overridden-by-reads-bounded-while-klp-mutex-held test "$cs" -lt 60
+	else
+		t_fail overridden-by-reads-bounded-while-klp-mutex-held "lp_unrelated did not register"
+	fi
+	wait $lu
+	lp_remove lp_unrelated || t_fail overridden-lp-unrelated-removed "lp_unrelated still loaded"
+fi
 mmfix_unload || t_fail overridden-unload "$MMFIX_ERR"
 t_check overridden-dmesg-clean dmesg_clean_since "$mark"

@@ -15,7 +15,12 @@
  *
  * cmdline_proc_show() is what it replaces; it calls only exported
  * functions, so it needs no livepatch relocations.
+ *
+ * pre_patch_ms=N: its pre_patch callback sleeps N ms, with the livepatch
+ * core's klp_mutex held, as every klp callback is (tests/guest/t-82-*.sh:
+ * mmfix's sysfs readers do not wait long for that mutex).
  */
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/livepatch.h>
 #include <linux/module.h>
@@ -35,10 +40,24 @@ static struct klp_func lp_unrelated_funcs[] = {
 	{ }
 };
 
+static unsigned int lp_unrelated_pre_patch_ms;
+module_param_named(pre_patch_ms, lp_unrelated_pre_patch_ms, uint, 0444);
+MODULE_PARM_DESC(pre_patch_ms, "ms the pre_patch callback sleeps with klp_mutex held");
+
+static int lp_unrelated_pre_patch(struct klp_object *obj)
+{
+	if (lp_unrelated_pre_patch_ms)
+		msleep(lp_unrelated_pre_patch_ms);
+	return 0;
+}
+
 static struct klp_object lp_unrelated_objs[] = {
 	{
 		/* name being NULL means vmlinux */
 		.funcs = lp_unrelated_funcs,
+		.callbacks = {
+			.pre_patch = lp_unrelated_pre_patch,
+		},
 	},
 	{ }
 };
