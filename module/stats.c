@@ -121,8 +121,15 @@ static int mmfix_contention_register(void)
 		return ret;
 	ret = mmfix_stats_test_fail() ?:
 	      register_trace_contention_begin(mmfix_contention_begin, NULL);
-	if (ret)
+	if (ret) {
 		unregister_trace_contention_end(mmfix_contention_end, NULL);
+		/*
+		 * contention_end's probe may still run: the module may go
+		 * next, and 7.x runs probes under SRCU-fast, which the
+		 * synchronize_rcu() of a module's removal does not wait for.
+		 */
+		tracepoint_synchronize_unregister();
+	}
 	return ret;
 }
 
@@ -165,9 +172,11 @@ static int mmfix_contention_register(void)
 	ret = mmfix_stats_test_fail() ?:
 	      tracepoint_probe_register(mmfix_tp_contention_begin,
 					(void *)mmfix_contention_begin, NULL);
-	if (ret)
+	if (ret) {
 		tracepoint_probe_unregister(mmfix_tp_contention_end,
 					    (void *)mmfix_contention_end, NULL);
+		tracepoint_synchronize_unregister();	/* as above */
+	}
 	return ret;
 }
 

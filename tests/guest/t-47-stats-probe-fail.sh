@@ -15,6 +15,10 @@
 # read 0, and within 5 s (switching off unhooks a second later) no probe
 # of mmfix is registered.  Then a write with no failure registers all
 # six, and switching off removes them; the kernel log stays clean.
+# N=2 (contention_begin fails after contention_end was registered): the
+# failed write itself waits for the tracepoints' grace periods, counted
+# with a kprobe on synchronize_srcu() (as t-44), before the module may go
+# (issue #43.5: it unregistered contention_end and returned at once).
 KO_PF=/lib/mmfix/mmfix-probefail.ko
 TPKO=/lib/mmfix/tpprobes.ko
 ST=/sys/kernel/mmfix/stats
@@ -59,6 +63,11 @@ if ! MMFIX_KO=$KO_PF mmfix_load; then
 	return 0
 fi
 t_check stats-probe-fail-none-registered-before none_registered || probes
+G=mmfix_t47
+srcu_probe=0
+echo "p:$G/srcu47 synchronize_srcu" >>$TR/kprobe_events &&
+	echo 1 >$TR/events/$G/enable && srcu_probe=1
+srcu_hits() { awk -v e=srcu47 '$1 == e { print $2 }' $TR/kprobe_profile; }
 echo 1 >$ST/hold_time
 for n in 1 2 3 4 5 6; do
 	# each step from nothing registered, whatever the last one left
@@ -66,8 +75,18 @@ for n in 1 2 3 4 5 6; do
 	loop_until 5 none_registered || echo "before step $n: $(probes)"
 	echo $n >$PF
 	m=$(kmsg_mark)
+	[ $srcu_probe = 0 ] || h0=$(srcu_hits)
 	t_check stats-probe-fail-$n-write-fails-enomem \
 		write_fails $ST/enabled 1 '*Cannot allocate memory*'
+	if [ $n = 2 ]; then
+		if [ $srcu_probe = 1 ]; then
+			h=$(( $(srcu_hits) - h0 ))
+			t_comment "contention_begin failed: $h synchronize_srcu() calls in the write"
+			t_check stats-probe-fail-2-waits-tracepoint-grace-period test "$h" -ge 1
+		else
+			t_fail stats-probe-fail-2-waits-tracepoint-grace-period "no kprobe on synchronize_srcu"
+		fi
+	fi
 	t_check stats-probe-fail-$n-logged logged_enomem "$m" || dmesg_since "$m"
 	t_check stats-probe-fail-$n-switches-read-0 test "$(switches)" = "0 0 0" ||
 		echo "enabled, lru_lock, mmap_lock: $(switches)"
@@ -82,6 +101,10 @@ echo 0 >$ST/enabled
 echo 0 >$ST/hold_time
 t_check stats-probe-fail-switched-off-leaves-no-probe loop_until 5 none_registered ||
 	probes
+if [ $srcu_probe = 1 ]; then
+	echo 0 >$TR/events/$G/enable
+	echo "-:$G/srcu47" >>$TR/kprobe_events
+fi
 mmfix_unload || t_fail stats-probe-fail-unload "$MMFIX_ERR"
 rmmod tpprobes
 t_check stats-probe-fail-kernel-log-clean dmesg_clean_since "$mark"
