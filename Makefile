@@ -30,7 +30,8 @@
 #                    Debian guests over SSH and a real Prometheus (not in
 #                    make test; FULL=1: 4 guests, a longer A/B window)
 #   make test-deb-remove  the packages' apt-get remove and purge under a
-#                    booted trixie system's own systemd (not in make test)
+#                    booted trixie system's own systemd (make test runs
+#                    it too, in tests/host/deb)
 
 SERIES ?= 6.1 6.12 7.2 7.3
 DEMO_SERIES ?= 7.3
@@ -159,13 +160,16 @@ SBINDIR = $(PREFIX)/sbin
 LIBEXECDIR = $(PREFIX)/libexec/mmfix
 UNITDIR = /etc/systemd/system
 INSTALLED = $(SBINDIR)/mmfixctl $(PREFIX)/share/man/man8/mmfixctl.8 \
-	$(PREFIX)/share/bash-completion/completions/mmfixctl
+	$(PREFIX)/share/bash-completion/completions/mmfixctl \
+	$(addprefix $(PREFIX)/lib/mmfix/workloads/,populate-churn anon-fault khugepaged-vmas)
 
 install:
 	$(MAKE) -C userspace-ctl install PREFIX=$(PREFIX)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	for d in $(PREFIX)/lib/mmfix/workloads $(PREFIX)/lib/mmfix; do \
+		[ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d; done
 
 # mmfix.service (loads mmfix at boot, fails visibly; docs/install.md),
 # its helper, the node_exporter textfile export (mmfix-textfile.timer),
@@ -223,8 +227,8 @@ test-verify-installed: deb
 test-fleet-vm: setup guest-progs
 	tests/host/fleet-vm/rollout $(if $(FULL),--full)
 
-# 3-10 min more than tests/host/deb's default trixie boot under TCG
-# (dkms remove over two kernels); tests/guest/systemd/mmfix-unit-test
+# tests/host/deb's trixie part alone, with the removal (dkms remove over
+# two kernels; tests/guest/systemd/mmfix-unit-test), as make test runs it
 test-deb-remove: setup tools guest-progs
 	MMFIX_DEB_SUITES=trixie MMFIX_DEB_REMOVE=yes tests/host/deb/run
 
