@@ -62,7 +62,11 @@ static DEFINE_SPINLOCK(mmfix_coexist_lock);
 static char mmfix_replaced_by[MODULE_NAME_LEN];
 /* the module notifier is registered */
 static bool mmfix_notifier_on;
-/* From the moment mmfix's patch is enabled (klp_enable_patch() returned). */
+/*
+ * From just before klp_enable_patch() until this module's patch is
+ * disabled (post_unpatch) or handed over to an upgrade (release); the
+ * notifier acts only while it is set and the patch is enabled.
+ */
 static bool mmfix_coexist_armed;
 
 /* Both names every build of mmfix loads under (Kbuild, upgrade.c). */
@@ -270,6 +274,13 @@ bool mmfix_coexist_replaced(char *buf, size_t size)
 	return replaced;
 }
 
+/* Whether the notifier acts for this module's patch. */
+static bool mmfix_coexist_acting(void)
+{
+	return READ_ONCE(mmfix_coexist_armed) &&
+	       (READ_ONCE(mmfix_patch.enabled) || mmfix_upgrading());
+}
+
 /*
  * A module finished loading.  A livepatch's init enables its patch and
  * starts the transition, so it is in klp_patches now (unless its
@@ -285,7 +296,7 @@ static int mmfix_coexist_module_notify(struct notifier_block *nb,
 
 	/* an upgrade's new mmfix runs the callbacks that deal with it */
 	if (action != MODULE_STATE_LIVE || !is_livepatch_module(mod) ||
-	    mmfix_mod_is_mmfix(mod) || !READ_ONCE(mmfix_coexist_armed))
+	    mmfix_mod_is_mmfix(mod) || !mmfix_coexist_acting())
 		return NOTIFY_DONE;
 
 	mutex_lock(&klp_mutex);
@@ -332,6 +343,20 @@ void mmfix_coexist_arm(void)
 {
 	WRITE_ONCE(mmfix_coexist_armed, true);
 }
+
+/*
+ * This module's patch is disabled, or an upgrade took over: another
+ * livepatch's load is the new module's business (its cursors are not
+ * this module's to free).
+ */
+void mmfix_coexist_disarm(void)
+{
+	WRITE_ONCE(mmfix_coexist_armed, false);
+	spin_lock(&mmfix_coexist_lock);
+	mmfix_replaced_by[0] = '\0';
+	spin_unlock(&mmfix_coexist_lock);
+}
+
 
 void mmfix_coexist_uninit(void)
 {

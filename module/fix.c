@@ -352,6 +352,8 @@ static void mmfix_fixes_post_unpatch(struct klp_object *obj)
 	}
 	mmfix_dropping = 0;
 	WRITE_ONCE(mmfix_patch_in_transition, false);
+	/* other livepatches' loads are no longer this patch's concern */
+	mmfix_coexist_disarm();
 	/* a failed or reversed upgrade: the loaded mmfix stays */
 	mmfix_handover_thaw();
 }

@@ -1342,15 +1342,15 @@ static void ks_fix_exit(struct mmfix_fix *fix)
 {
 	ks_watch_stop();
 	ks_settle_cancel();
-	if (mmfix_coexist_replaced(NULL, 0))
-		klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
 	/*
 	 * Batch levels are only hints, and a build that does not know them
-	 * (after a downgrade) would never free them.  Whoever reads one
-	 * holds khugepaged_mm_lock.
+	 * (after a downgrade) would never free them.  Whoever reads a
+	 * cursor or a level holds khugepaged_mm_lock.
 	 */
 	if (ks_mm_lock) {
 		spin_lock(ks_mm_lock);
+		if (mmfix_coexist_replaced(NULL, 0))
+			klp_shadow_free_all(KS_CURSOR_ID, ks_cursor_dtor);
 		klp_shadow_free_all(KS_LEVEL_ID, NULL);
 		spin_unlock(ks_mm_lock);
 	}

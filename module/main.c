@@ -340,12 +340,13 @@ static int __init mmfix_init(void)
 	mmfix_objs[0].funcs = mmfix_fixes_klp_funcs();
 	mmfix_objs[0].callbacks = mmfix_fixes_klp_callbacks;
 	mmfix_patch.replace = mmfix_upgrading();
+	/* no moment unwatched: the notifier acts once the patch is enabled */
+	mmfix_coexist_arm();
 	ret = klp_enable_patch(&mmfix_patch);
 	if (ret) {
 		pr_err("livepatch registration failed (%d); nothing was patched\n", ret);
 		goto err_coexist;
 	}
-	mmfix_coexist_arm();
 	pr_info("%s loaded on %s (%s build)%s\n", MMFIX_MODULE_VERSION,
 		init_utsname()->release, mmfix_verified ? "verified" : "unverified",
 		mmfix_upgrading() ? ", upgrading" : "");

@@ -183,6 +183,7 @@ void mmfix_stats_handover_in(const char *names);
 /* coexist.c: other livepatches */
 int mmfix_coexist_init(void);
 void mmfix_coexist_arm(void);
+void mmfix_coexist_disarm(void);
 void mmfix_coexist_uninit(void);
 bool mmfix_coexist_owned(struct mmfix_fix *fix);
 int mmfix_coexist_upgrade_check(void);

@@ -203,6 +203,8 @@ static void mmfix_handover_release(struct mmfix_handover *ho)
 	unsigned int i, j, n = 0;
 	char stats[MMFIX_HANDOVER_NAMES];
 
+	/* the new module watches other livepatches from now on */
+	mmfix_coexist_disarm();
 	mmfix_stats_handover_out(stats, sizeof(stats));
 	mmfix_stats_uninit();
 	mmfix_sysfs_uninit();
