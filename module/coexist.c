@@ -282,9 +282,10 @@ static bool mmfix_coexist_acting(void)
 }
 
 /*
- * A module finished loading.  A livepatch's init enables its patch and
- * starts the transition, so it is in klp_patches now (unless its
- * transition has already ended with it disabled).
+ * A module is loading (COMING), finished loading (LIVE) or is going
+ * (GOING).  A livepatch's init enables its patch and starts the
+ * transition, so at LIVE it is in klp_patches (unless its transition
+ * has already ended with it disabled).
  */
 static int mmfix_coexist_module_notify(struct notifier_block *nb,
 				       unsigned long action, void *data)
@@ -295,8 +296,28 @@ static int mmfix_coexist_module_notify(struct notifier_block *nb,
 	unsigned int i;
 
 	/* an upgrade's new mmfix runs the callbacks that deal with it */
-	if (action != MODULE_STATE_LIVE || !is_livepatch_module(mod) ||
-	    mmfix_mod_is_mmfix(mod) || !mmfix_coexist_acting())
+	if (!is_livepatch_module(mod) || mmfix_mod_is_mmfix(mod) ||
+	    !mmfix_coexist_acting())
+		return NOTIFY_DONE;
+	/*
+	 * COMING: before its init enables its patch (what it patches is
+	 * not known yet); GOING: its load failed, or it was disabled and
+	 * is being removed.
+	 */
+	if (action == MODULE_STATE_COMING || action == MODULE_STATE_GOING) {
+		for (i = 0; i < MMFIX_NR_FIXES; i++) {
+			struct mmfix_fix *fix = mmfix_fixes[i];
+
+			if (!fix->patched)
+				continue;
+			if (action == MODULE_STATE_COMING && fix->foreign_coming)
+				fix->foreign_coming(fix);
+			if (action == MODULE_STATE_GOING && fix->foreign_transition)
+				fix->foreign_transition(fix);
+		}
+		return NOTIFY_OK;
+	}
+	if (action != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
 
 	mutex_lock(&klp_mutex);
@@ -357,7 +378,6 @@ void mmfix_coexist_disarm(void)
 	spin_unlock(&mmfix_coexist_lock);
 }
 
-
 void mmfix_coexist_uninit(void)
 {
 	WRITE_ONCE(mmfix_coexist_armed, false);
@@ -383,6 +403,22 @@ bool mmfix_coexist_replaced_mmfix_patches(const struct mmfix_fix *fix)
 	return false;
 }
 
+/* Whether @p patches vmlinux's @func. */
+static bool mmfix_lp_patches(struct klp_patch *p, const char *func)
+{
+	struct klp_object *obj;
+	struct klp_func *f;
+
+	klp_for_each_object(p, obj) {
+		if (obj->name)
+			continue;
+		klp_for_each_func(obj, f)
+			if (!strcmp(f->old_name, func))
+				return true;
+	}
+	return false;
+}
+
 /*
  * Whether the livepatch in transition patches vmlinux's @func: 1 or 0;
  * -EAGAIN if klp_mutex is taken (never waited for: the caller may be a
@@ -390,20 +426,39 @@ bool mmfix_coexist_replaced_mmfix_patches(const struct mmfix_fix *fix)
  */
 int mmfix_coexist_transition_patches(const char *func)
 {
-	struct klp_object *obj;
-	struct klp_func *f;
-	int ret = 0;
+	int ret;
+
+	if (!mutex_trylock(&klp_mutex))
+		return -EAGAIN;
+	ret = klp_transition_patch && mmfix_lp_patches(klp_transition_patch, func);
+	mutex_unlock(&klp_mutex);
+	return ret;
+}
+
+/*
+ * Whether mmfix's @func is the one that runs: mmfix's patch is enabled
+ * and no enabled livepatch loaded after mmfix's patches @func.  1 or 0;
+ * -EAGAIN while any livepatch is in transition (the answer may change
+ * at its end) or if klp_mutex is taken (never waited for, as above).
+ */
+int mmfix_coexist_on_top(const char *func)
+{
+	struct klp_patch *p;
+	bool after = false;
+	int ret;
 
 	if (!mutex_trylock(&klp_mutex))
 		return -EAGAIN;
 	if (klp_transition_patch) {
-		klp_for_each_object(klp_transition_patch, obj) {
-			if (obj->name)
-				continue;
-			klp_for_each_func(obj, f)
-				if (!strcmp(f->old_name, func))
-					ret = 1;
-		}
+		mutex_unlock(&klp_mutex);
+		return -EAGAIN;
+	}
+	ret = READ_ONCE(mmfix_patch.enabled);
+	list_for_each_entry(p, &klp_patches, list) {
+		if (p == &mmfix_patch)
+			after = true;
+		else if (after && p->enabled && mmfix_lp_patches(p, func))
+			ret = 0;
 	}
 	mutex_unlock(&klp_mutex);
 	return ret;

@@ -156,6 +156,9 @@ static wait_queue_head_t *ks_wait;
 static struct task_struct **ks_thread;
 static struct mutex *ks_mutex;
 
+/* The function whose replacement frees cursors with the mm_slot. */
+#define KS_EXIT_FUNC	"__khugepaged_exit"
+
 /* Whether scans save cursors; see ks_cursors_enable(). */
 static bool ks_cursors_on;
 
@@ -1267,23 +1270,42 @@ out_put_old:
  * mmfix's); otherwise the core switches the thread itself.  1: replace
  * unswitched threads; 0: the transition ended or does not concern it;
  * -EAGAIN: ask again at the next check.
+ *
+ * One that moves __khugepaged_exit() (an atomic replace, or another
+ * patch of it loaded after mmfix) has tasks free mm_slots through a
+ * function that knows nothing of cursors: cursors are switched off (and
+ * freed) for as long as it runs, and on again once no transition
+ * concerns khugepaged and mmfix's __khugepaged_exit() is still the one
+ * that runs (a reversed replace, a patch loaded and gone).  The watch
+ * ends then; while another patch's __khugepaged_exit() runs instead of
+ * mmfix's they stay off.
  */
 static void ks_watch_fn(struct work_struct *work)
 {
+	int concerned = 1, moving = 0, top = 0;
 	bool foreign, again;
-	int concerned = 1;
 
 	spin_lock(&ks_watch_lock);
 	foreign = ks_watch_foreign;
 	spin_unlock(&ks_watch_lock);
-	if (foreign)
+	if (foreign) {
 		concerned = mmfix_coexist_transition_patches("khugepaged");
+		moving = mmfix_coexist_transition_patches(KS_EXIT_FUNC);
+		if (moving > 0)
+			ks_cursors_disable();
+		else if (!moving && !concerned)
+			top = mmfix_coexist_on_top(KS_EXIT_FUNC);
+	}
 	if (concerned > 0)
 		ks_replace_unswitched();
 
 	spin_lock(&ks_watch_lock);
-	if (!concerned && ks_watch_foreign)
+	if (ks_watch_foreign && !concerned && !moving && top >= 0) {
 		ks_watching = ks_watch_foreign = false;
+		/* under ks_watch_lock: ks_pre_unpatch() starts its watch first */
+		if (top)
+			ks_cursors_enable();
+	}
 	again = ks_watching;
 	spin_unlock(&ks_watch_lock);
 	if (again)
@@ -1384,10 +1406,21 @@ static void ks_post_patch(struct mmfix_fix *fix)
 	ks_cursors_enable();
 }
 
+/* The watch first: a foreign watch then never switches cursors on again. */
 static void ks_pre_unpatch(struct mmfix_fix *fix)
 {
-	ks_cursors_disable();
 	ks_watch_start();
+	ks_cursors_disable();
+}
+
+/*
+ * Another livepatch's module is about to enable its patch, which may
+ * move __khugepaged_exit() before the watch ks_watch_kick() starts
+ * (at MODULE_STATE_LIVE) can look: cursors off until that watch ends.
+ */
+static void ks_foreign_coming(struct mmfix_fix *fix)
+{
+	ks_cursors_disable();
 }
 
 /*
@@ -1480,6 +1513,7 @@ struct mmfix_fix mmfix_khugepaged_scan = {
 	.post_drop = ks_post_drop,
 	.drop_reversed = ks_drop_reversed,
 	.foreign_transition = ks_watch_kick,
+	.foreign_coming = ks_foreign_coming,
 	.exit = ks_fix_exit,
 };
 

@@ -79,6 +79,12 @@ struct mmfix_fix {
 	 * runs none of mmfix's callbacks (coexist.c).
 	 */
 	void (*foreign_transition)(struct mmfix_fix *fix);
+	/*
+	 * Optional, for a patched fix: another livepatch's module is about
+	 * to run its init, which may enable its patch and start a
+	 * transition before foreign_transition is called.
+	 */
+	void (*foreign_coming)(struct mmfix_fix *fix);
 	/* Optional: at unload, whatever happened to the patch. */
 	void (*exit)(struct mmfix_fix *fix);
 	/* coexist.c: the livepatch owning a function at load, and why. */
@@ -193,6 +199,7 @@ void mmfix_coexist_overridden_by(struct mmfix_fix *fix, char *buf,
 				 size_t size);
 bool mmfix_coexist_replaced(char *buf, size_t size);
 int mmfix_coexist_transition_patches(const char *func);
+int mmfix_coexist_on_top(const char *func);
 
 /* Later minus earlier, 0 if the clocks of two CPUs disagree. */
 static __always_inline u64 mmfix_elapsed(u64 from, u64 to)
