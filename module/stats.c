@@ -84,6 +84,15 @@ static const struct kernel_param_ops mmfix_test_probe_fail_ops = {
 module_param_cb(test_probe_fail, &mmfix_test_probe_fail_ops,
 		&mmfix_test_probe_fail, 0600);
 
+/*
+ * Tests only, the same build (t-47): test_lose_acquisitions=1 makes the
+ * mmap_lock probes count no acquisition, as if each contended wait's
+ * acquisition were lost to a switch-off right after contention_end.
+ */
+bool mmfix_test_lose_acquisitions;
+module_param_named(test_lose_acquisitions, mmfix_test_lose_acquisitions,
+		   bool, 0600);
+
 int mmfix_stats_test_fail(void)
 {
 	int n = READ_ONCE(mmfix_test_probe_fail);
@@ -680,6 +689,18 @@ static ssize_t mmfix_hist_emit(char *buf, const u64 *hist)
 
 static struct kobj_attribute mmfix_class_attrs[MMFIX_STATS_NR_FILES];
 
+/*
+ * A contended wait is counted by contention_end, its acquisition by the
+ * acquire_returned (or lock callback) after it, in another section and
+ * possibly on another CPU: a read between the two, or a switch-off or
+ * reset between them, sees the wait without its acquisition.  Never
+ * more contended acquisitions than acquisitions (docs/lock-stats.md).
+ */
+static u64 mmfix_contended_clamp(u64 contended, u64 acquisitions)
+{
+	return min(contended, acquisitions);
+}
+
 static ssize_t mmfix_class_show(struct kobject *kobj,
 				struct kobj_attribute *kattr, char *buf)
 {
@@ -702,7 +723,7 @@ static ssize_t mmfix_class_show(struct kobject *kobj,
 		v = c->failed;
 		break;
 	case MMFIX_STATS_CONTENDED:
-		v = c->contended;
+		v = mmfix_contended_clamp(c->contended, c->acquisitions);
 		break;
 	case MMFIX_STATS_WAIT_NS:
 		v = c->wait_ns;
@@ -808,7 +829,9 @@ static ssize_t mmfix_node_show(struct kobject *kobj,
 	case NODE_ACQUISITIONS:
 		return sysfs_emit(buf, "%llu\n", sum.acquisitions);
 	case NODE_CONTENDED:
-		return sysfs_emit(buf, "%llu\n", sum.contended);
+		return sysfs_emit(buf, "%llu\n",
+				  mmfix_contended_clamp(sum.contended,
+							sum.acquisitions));
 	case NODE_WAIT_NS:
 		return sysfs_emit(buf, "%llu\n", sum.wait_ns);
 	default:

@@ -201,8 +201,14 @@ int mmfix_stats_mmap_test_trylock(void);
 /* Before each probe registration; tests only, see stats.c. */
 #ifdef MMFIX_TEST_PROBE_FAIL
 int mmfix_stats_test_fail(void);
+extern bool mmfix_test_lose_acquisitions;
+static inline bool mmfix_test_acquisition_lost(void)
+{
+	return READ_ONCE(mmfix_test_lose_acquisitions);
+}
 #else
 static inline int mmfix_stats_test_fail(void) { return 0; }
+static inline bool mmfix_test_acquisition_lost(void) { return false; }
 #endif
 
 #endif /* MMFIX_STATS_H */

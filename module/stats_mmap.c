@@ -337,7 +337,8 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 			mmfix_mmap_free(s);
 		return;	/* switched off: no new acquisition */
 	}
-	mmfix_mmap_count(write);
+	if (!mmfix_test_acquisition_lost())
+		mmfix_mmap_count(write);
 	if (!holding) {
 		if (s)
 			mmfix_mmap_free(s);

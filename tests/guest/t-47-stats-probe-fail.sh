@@ -19,6 +19,10 @@
 # failed write itself waits for the tracepoints' grace periods, counted
 # with a kprobe on synchronize_srcu() (as t-44), before the module may go
 # (issue #43.5: it unregistered contention_end and returned at once).
+# Then, with test_lose_acquisitions=1 (the same build), contended waits
+# happen and write/contended still reads no more than acquisitions
+# (issue #43.6: counted apart, a wait could be read without its
+# acquisition).
 KO_PF=/lib/mmfix/mmfix-probefail.ko
 TPKO=/lib/mmfix/tpprobes.ko
 ST=/sys/kernel/mmfix/stats
@@ -97,6 +101,20 @@ echo 0 >$PF
 t_check stats-probe-fail-then-write-succeeds sh -c "echo 1 >$ST/enabled"
 t_check stats-probe-fail-then-all-registered test "$(probes)" = "$ALL" ||
 	probes
+# #43.6: with every mmap_lock acquisition lost (test_lose_acquisitions,
+# what a switch-off between contention_end and acquire_returned does to
+# one), contended waits still happen (wait_hist counts them), and
+# contended never reads above acquisitions
+LOSE=/sys/module/mmfix/parameters/test_lose_acquisitions
+W=$ST/mmap_lock/write
+echo 1 >$LOSE
+echo 1 >$ST/reset
+mmapcontend -w 2 -n 3000 >/dev/null
+waits=$(awk '{ n += $2 } END { print n + 0 }' $W/wait_hist)
+echo 0 >$LOSE
+t_comment "acquisitions lost: write waits $waits, contended $(cat $W/contended), acquisitions $(cat $W/acquisitions)"
+t_check stats-contended-never-above-acquisitions sh -c \
+	"test $waits -ge 1 && test \$(cat $W/contended) -le \$(cat $W/acquisitions)"
 echo 0 >$ST/enabled
 echo 0 >$ST/hold_time
 t_check stats-probe-fail-switched-off-leaves-no-probe loop_until 5 none_registered ||
