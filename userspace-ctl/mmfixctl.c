@@ -102,16 +102,15 @@ static const struct option long_opts[] = {
 #define HELP_SYNOPSIS_COL	28
 
 /*
- * A synopsis too long for one line (ab's), broken at the bracket
- * groups like help_usage(), the lines after the first indented under
- * the arguments; then the summary on a line of its own.
+ * ARGS after a line printed up to column @col, broken between top-level
+ * words or bracket groups where the line would pass HELP_WIDTH; the
+ * lines after the first are indented under ARGS.
  */
-static void help_long_synopsis(FILE *out, const struct cmd *cmd)
+static void help_args(FILE *out, int col, const char *a)
 {
-	const char *a = cmd->args, *end;
-	int col, indent, depth;
+	int indent = col + 1, depth;
+	const char *end;
 
-	col = fprintf(out, "  %s", cmd->name);
 	indent = col + 1;
 	while (*a) {
 		for (end = a, depth = 0; *end && (depth || *end != ' '); end++)
@@ -121,6 +120,15 @@ static void help_long_synopsis(FILE *out, const struct cmd *cmd)
 		col += fprintf(out, " %.*s", (int)(end - a), a);
 		a = *end ? end + 1 : end;
 	}
+}
+
+/*
+ * A synopsis too long for one line (ab's), wrapped by help_args(); then
+ * the summary on a line of its own.
+ */
+static void help_long_synopsis(FILE *out, const struct cmd *cmd)
+{
+	help_args(out, fprintf(out, "  %s", cmd->name), cmd->args);
 	fprintf(out, "\n  %-*s %s\n", HELP_SYNOPSIS_COL, "", cmd->summary);
 }
 
@@ -156,26 +164,11 @@ static void help_all(FILE *out)
 		"Exit status: 0 success, 1 runtime error, 2 usage error.\n");
 }
 
-/*
- * "Usage: mmfixctl [OPTIONS] CMD ARGS", ARGS broken between top-level
- * words or bracket groups where the line would pass HELP_WIDTH; the
- * lines after the first are indented under ARGS.
- */
+/* "Usage: mmfixctl [OPTIONS] CMD ARGS", ARGS wrapped by help_args() */
 static void help_usage(FILE *out, const struct cmd *cmd)
 {
-	const char *a = cmd->args, *end;
-	int col, indent, depth;
-
-	col = fprintf(out, "Usage: " BIN_NAME " [OPTIONS] %s", cmd->name);
-	indent = col + 1;
-	while (*a) {
-		for (end = a, depth = 0; *end && (depth || *end != ' '); end++)
-			depth += (*end == '[') - (*end == ']');
-		if (col + 1 + (end - a) >= HELP_WIDTH && col > indent)
-			col = fprintf(out, "\n%*s", indent - 1, "") - 1;
-		col += fprintf(out, " %.*s", (int)(end - a), a);
-		a = *end ? end + 1 : end;
-	}
+	help_args(out, fprintf(out, "Usage: " BIN_NAME " [OPTIONS] %s", cmd->name),
+		  cmd->args);
 	fputc('\n', out);
 }
 
