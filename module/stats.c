@@ -461,15 +461,28 @@ static void mmfix_stats_reset(void)
 
 /* reading *******************************************************************/
 
-/* Copies @len bytes at @src, part of @cpu's block, as of one instant. */
+/*
+ * Copies @len bytes at @src, part of @cpu's block, as of one instant for
+ * everything written inside the seqcount.  An acquisition count is added
+ * outside it by a single this_cpu_inc() (mmfix_stats_count()), so the
+ * copy is made a u64 at a time (every field of the blocks is aligned and
+ * the blocks' sizes are multiples of 8): a count is never read torn.
+ */
 static void mmfix_stats_copy(int cpu, const void *src, void *dst, size_t len)
 {
 	struct mmfix_stats_cpu *s = per_cpu_ptr(mmfix_stats_pcpu, cpu);
+	const u64 *from = src;
+	u64 *to = dst;
 	unsigned int seq;
+	size_t i;
 
+	BUILD_BUG_ON(sizeof(struct mmfix_lock_stat) % sizeof(u64) ||
+		     sizeof(struct mmfix_node_stat) % sizeof(u64) ||
+		     sizeof(struct mmfix_worst) % sizeof(u64));
 	do {
 		seq = read_seqcount_begin(&s->seq);
-		memcpy(dst, src, len);
+		for (i = 0; i < len / sizeof(u64); i++)
+			to[i] = READ_ONCE(from[i]);
 	} while (read_seqcount_retry(&s->seq, seq));
 }
 

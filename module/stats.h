@@ -151,6 +151,17 @@ static __always_inline void mmfix_stats_end(struct mmfix_stats_cpu *s,
 	local_irq_restore(flags);
 }
 
+/*
+ * Adds one to the u64 at @field of this CPU's block (or node array),
+ * outside the seqcount: one instruction (an increment relative to the
+ * per-CPU base), so no interrupt, reset (an IPI) or reader (which copies
+ * a u64 at a time) sees it half done.  For the uncontended acquisition
+ * counts, the one update on the fast paths; everything updated together
+ * with other fields (a wait and its histogram) stays inside
+ * mmfix_stats_begin() and _end().
+ */
+#define mmfix_stats_count(field)	this_cpu_inc(field)
+
 static __always_inline void mmfix_stat_wait(struct mmfix_lock_stat *c, u64 ns)
 {
 	c->wait_ns += ns;

@@ -64,17 +64,13 @@ static struct ftrace_ops *mmfix_lru_lock_ops;
  * Counts an acquisition of @nid's lru_lock; a hold of the same slot
  * before it that never saw its unlock when @unmatched.
  */
-static void notrace mmfix_lru_count_acquisition(int nid, bool unmatched)
+static __always_inline void mmfix_lru_count_acquisition(int nid, bool unmatched)
 {
-	struct mmfix_stats_cpu *s;
-	unsigned long flags;
-
-	s = mmfix_stats_begin(&flags);
-	s->cls[MMFIX_STATS_LRU].acquisitions++;
-	s->lru_unmatched += unmatched;
+	mmfix_stats_count(mmfix_stats_pcpu->cls[MMFIX_STATS_LRU].acquisitions);
+	if (unlikely(unmatched))
+		mmfix_stats_count(mmfix_stats_pcpu->lru_unmatched);
 	if (likely(nid >= 0 && nid < nr_node_ids))
-		(this_cpu_ptr(mmfix_stats_node_pcpu) + nid)->acquisitions++;
-	mmfix_stats_end(s, flags);
+		mmfix_stats_count((mmfix_stats_node_pcpu + nid)->acquisitions);
 }
 
 /* The contended spin of the slot's acquisition, @ns long. */
@@ -121,7 +117,7 @@ static void notrace mmfix_lru_count_hold(struct mmfix_lru_slot *slot)
  * The lruvec folio_lruvec() gives, from the kernel's inline helpers,
  * except that an uncharged folio gives NULL instead of the root memcg's
  * lruvec (root_mem_cgroup is not exported by 6.1 and 6.12, and an LRU
- * folio is always charged while memcg is on).  Under rcu_read_lock().
+ * folio is always charged while memcg is on).  With preemption off.
  */
 static struct lruvec *mmfix_folio_lruvec(struct folio *folio)
 {
@@ -149,15 +145,19 @@ static void notrace mmfix_lru_lock(unsigned long ip, unsigned long parent_ip,
 #endif
 	if (!mmfix_stats_counting(MMFIX_STATS_SRC_LRU))
 		return;	/* switched off: holds already open still end */
-	/* the lookup folio_lruvec_lock*() itself makes next */
-	rcu_read_lock();
-	lruvec = mmfix_folio_lruvec(folio);
-	nid = lruvec ? lruvec_pgdat(lruvec)->node_id : NUMA_NO_NODE;
-	rcu_read_unlock();
-	if (unlikely(!lruvec))
-		return;
-
+	/*
+	 * The lookup folio_lruvec_lock*() itself makes next.  With
+	 * preemption off, which is an RCU read-side section for the
+	 * memcg's lookup too (no rcu_read_lock(), an out-of-line call
+	 * with preemptible RCU, on every acquisition).
+	 */
 	preempt_disable_notrace();
+	lruvec = mmfix_folio_lruvec(folio);
+	if (unlikely(!lruvec)) {
+		preempt_enable_notrace();
+		return;
+	}
+	nid = lruvec_pgdat(lruvec)->node_id;
 	slot = this_cpu_ptr(&mmfix_lru_slots[mmfix_ctx()]);
 	/* a hold still open here never saw its unlock */
 	mmfix_lru_count_acquisition(nid, slot->held && slot->hold);

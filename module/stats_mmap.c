@@ -224,14 +224,12 @@ static void mmfix_mmap_count_untracked(void)
 }
 
 /* An acquisition (its wait, if any, was counted by contention_end). */
-static void mmfix_mmap_count(bool write)
+static __always_inline void mmfix_mmap_count(bool write)
 {
-	struct mmfix_stats_cpu *s;
-	unsigned long flags;
-
-	s = mmfix_stats_begin(&flags);
-	mmfix_mmap_class(s, write)->acquisitions++;
-	mmfix_stats_end(s, flags);
+	if (write)
+		mmfix_stats_count(mmfix_stats_pcpu->cls[MMFIX_STATS_MMAP_WRITE].acquisitions);
+	else
+		mmfix_stats_count(mmfix_stats_pcpu->cls[MMFIX_STATS_MMAP_READ].acquisitions);
 }
 
 /* A contended wait of @wait ns that ended with the lock taken. */
@@ -296,20 +294,13 @@ static void mmfix_mmap_count_failed(bool write)
  * tier looks nothing up here, not even while other tasks are queued
  * (docs/lock-stats.md, "Measured", attempts 4 and 5).
  */
-static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
-					MMFIX_MMAP_TP_PATH bool write,
-					bool success)
+static noinline void mmfix_mmap_acquired_slow(struct mm_struct *mm,
+					      bool write, bool success)
 {
 	struct mmfix_mmap_slot *s;
 	bool counting, holding;
 	u64 now;
 
-	mmfix_path_check(&mmfix_path_acquired);
-#ifdef MMFIX_TEST_NO_MMAP_COUNT
-	return;	/* benchmarks only: what the rest of this probe costs */
-#endif
-	if (!in_task())
-		return;
 	counting = mmfix_stats_counting(MMFIX_STATS_SRC_MMAP);
 	if (unlikely(irqs_disabled())) {
 		if (counting)
@@ -355,6 +346,31 @@ static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
 	s->since = now;
 	s->epoch = READ_ONCE(mmfix_stats_hold_epoch[MMFIX_STATS_SRC_MMAP]);
 	s->state = MMFIX_MMAP_HELD;
+}
+
+/*
+ * The probe.  The default tier's common case -- an uncontended or
+ * already counted, successful acquisition in task context, with no hold
+ * to end or open -- is one increment; everything else is out of line.
+ */
+static void mmfix_mmap_acquire_returned(void *data, struct mm_struct *mm,
+					MMFIX_MMAP_TP_PATH bool write,
+					bool success)
+{
+	mmfix_path_check(&mmfix_path_acquired);
+#ifdef MMFIX_TEST_NO_MMAP_COUNT
+	return;	/* benchmarks only: what the rest of this probe costs */
+#endif
+	if (!in_task())
+		return;
+	if (likely(success && mmfix_stats_counting(MMFIX_STATS_SRC_MMAP) &&
+		   !mmfix_stats_holding(MMFIX_STATS_SRC_MMAP) &&
+		   (write || !READ_ONCE(mmfix_mmap_released_hooked)) &&
+		   !irqs_disabled() && !mmfix_test_acquisition_lost())) {
+		mmfix_mmap_count(write);
+		return;
+	}
+	mmfix_mmap_acquired_slow(mm, write, success);
 }
 
 /* Hold tier. */
