@@ -33,11 +33,18 @@ bench_pairs() {
 }
 
 # bench_cost LOG: bench-overhead's COST rows (what a redirected call
-# adds) and CALLS rows, with their headers; nothing when there are none.
+# adds), CALLS rows and FIXCOST rows (the same, each fix loaded alone),
+# with their headers; nothing when there are none.
 bench_cost() {
 	grep -q '^COST ' "$1" || return 0
 	printf 'config\tns/op off\tadded ns/op\tredirected calls/op\tadded ns/call\n'
 	sed -n 's/^COST //p' "$1"
 	printf 'config\tredirected function\tcalls/op (no module)\n'
 	sed -n 's/^CALLS //p' "$1"
+	grep -q '^FIXCOST ' "$1" || return 0
+	printf 'fix (loaded alone)\tadded ns/op churn-t1\tits calls/op\tadded ns/call\tits functions\n'
+	sed -n 's/^FIXCOST //p' "$1"
+	grep -q '^REDIRECT ' "$1" || return 0
+	printf 'one redirected call (redirect: mlock2 ONFAULT, populate_drain alone)\tadded ns/call median\tmin\tmax\tn\n'
+	sed -n 's/^REDIRECT /redirect\t/p' "$1"
 }

@@ -11,6 +11,9 @@
 #   PAIRS <metric>\t<config>\t<n>\t<median>\t<min>\t<max>  (on/off per rep)
 #   CALLS <config>\t<function>\t<calls per op>
 #   COST <config>\t<instr/op off>\t<added/op>\t<redirected calls/op>\t<added/call>
+#   FIXFUNCS <fix> <function>...   (what loading only <fix> redirects)
+#   FIXCOST <fix>\t<added/op>\t<its calls/op>\t<added/call>\t<functions>
+#   REDIRECT <added ns/call>\t<min>\t<max>\t<n>  (one redirect, see below)
 # CALLS: after the timed runs, one more run of each config with no module
 # and a kprobe on every function the patch redirects (read from
 # /sys/kernel/livepatch/mmfix/vmlinux while loaded): how often each is
@@ -35,6 +38,9 @@
 #                       is patched everywhere); writer ops per second
 # Metrics are ops per second of guest time: with tests/vm/boot --icount,
 # instructions; otherwise wall clock (noisy under TCG).
+# FIXCOST: churn-t1 again, with mmfix loaded with fixes=FIX for each fix
+# it patches (config churn-t1:FIX, BENCH and PAIRS rows): what each
+# fix's redirects add per op and per call (ci: one pair per fix).
 # mmfixtest.fixes=LIST on the kernel command line loads mmfix with
 # fixes=LIST (only those fixes patched) instead of every applicable fix.
 
@@ -43,8 +49,8 @@
 THP=/sys/kernel/mm/transparent_hugepage
 
 case ${1:-ci} in
-full)	reps=5; ops=2000; anon_pages=512; anon_rounds=10; khd_ms=2000 ;;
-*)	reps=3; ops=1000; anon_pages=256; anon_rounds=8; khd_ms=1000 ;;
+full)	reps=5; ops=2000; anon_pages=512; anon_rounds=10; khd_ms=2000; fix_reps=5; redirect_calls=100000 ;;
+*)	reps=3; ops=1000; anon_pages=256; anon_rounds=8; khd_ms=1000; fix_reps=1; redirect_calls=20000 ;;
 esac
 configs="churn-t1 churn-t2 unmap-p64 anon-t1 mmap-t1 khugepaged"
 
@@ -157,6 +163,124 @@ calls_pass() {
 }
 calls=/tmp/bench-overhead-calls.tsv
 calls_pass | tee $calls
+
+# fix_pass: where the loaded patch's instructions go, fix by fix.  For
+# each fix the patch carries, churn-t1 with no module and with mmfix
+# loaded with fixes=FIX only (its functions the only ones redirected),
+# interleaved as above, as config churn-t1:FIX (BENCH rows, then
+# PAIRS).  FIXFUNCS FIX FUNCTION... names what each redirects.  Only
+# for a load of every fix (not with mmfixtest.fixes=).
+fix_pass() {
+	local fixes='' fix f funcs rep st order r
+	[ -z "$load_args" ] || return 0
+	mmfix_load || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+	for f in /sys/kernel/mmfix/fixes/*/patched; do
+		[ "$(cat "$f")" = 1 ] || continue
+		f=${f%/patched}; fixes="$fixes ${f##*/}"
+	done
+	mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+	for fix in $fixes; do
+		mmfix_load fixes="$fix" || { echo "bench-overhead: load fixes=$fix: $MMFIX_ERR" >&2; return 1; }
+		funcs=
+		for f in "$MMFIX_KLP"/vmlinux/*,*/; do
+			f=${f%/}; f=${f##*/}; funcs="$funcs ${f%,*}"
+		done
+		mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+		echo "FIXFUNCS $fix$funcs"
+	done
+	rep=1
+	while [ $rep -le $fix_reps ]; do
+		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+		for fix in $fixes; do
+			for st in $order; do
+				if [ "$st" = on ]; then
+					mmfix_load fixes="$fix" ||
+						{ echo "bench-overhead: load fixes=$fix: $MMFIX_ERR" >&2; return 1; }
+				fi
+				workload churn-t1 small >/dev/null || return 1
+				r=$(workload churn-t1) || return 1
+				bench_row ops_per_s "churn-t1:$fix" "$st" "$rep" "$(rate $r)"
+				if [ "$st" = on ]; then
+					mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+				fi
+			done
+		done
+		rep=$((rep + 1))
+	done
+}
+# redirect_pass: the price of one redirect, apart from any workload:
+# `redirect` makes calls of populate_vma_page_range() that return at
+# once, the kernel's and mmfix's alike, with no module and with only
+# populate_drain patched (BENCH ns_per_call rows, config redirect), then
+# REDIRECT <added ns per call>: the median of the per-repetition
+# differences.
+redirect_pass() {
+	local rep st order out
+	[ -z "$load_args" ] || return 0
+	[ ! -d /sys/kernel/mmfix ] || { echo "bench-overhead: mmfix is loaded" >&2; return 1; }
+	rep=1
+	while [ $rep -le $fix_reps ]; do
+		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+		for st in $order; do
+			if [ "$st" = on ]; then
+				mmfix_load fixes=populate_drain ||
+					{ echo "bench-overhead: load fixes=populate_drain: $MMFIX_ERR" >&2; return 1; }
+			fi
+			redirect -n 1000 >/dev/null &&
+				out=$(redirect -n "$redirect_calls") ||
+				{ echo "bench-overhead: redirect failed" >&2; return 1; }
+			bench_row ns_per_call redirect "$st" "$rep" \
+				"$(awk -v n="$(field calls "$out")" -v ns="$(field ns "$out")" 'BEGIN { printf "%.1f", ns / n }')"
+			if [ "$st" = on ]; then
+				mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+			fi
+		done
+		rep=$((rep + 1))
+	done
+}
+fixrows=/tmp/bench-overhead-fixes.tsv
+{ fix_pass; redirect_pass; } | tee $fixrows
+bench_pairs $fixrows
+sed -n 's/^BENCH ns_per_call\tredirect\t//p' $fixrows | awk -F'\t' '
+	{ v[$1, $2] = $3; reps[$2] = 1 }
+	END {
+		for (r in reps)
+			if (v["off", r] != "" && v["on", r] != "")
+				d[++k] = v["on", r] - v["off", r]
+		if (!k)
+			exit
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+			if (d[j] < d[i]) { t = d[i]; d[i] = d[j]; d[j] = t }
+		printf "REDIRECT %.1f\t%.1f\t%.1f\t%d\n", \
+			k % 2 ? d[(k + 1) / 2] : (d[k / 2] + d[k / 2 + 1]) / 2, d[1], d[k], k
+	}'
+# FIXCOST FIX: guest ns (instructions) per churn-t1 op that loading
+# only FIX adds (median of the per-repetition differences), its
+# functions' redirected calls per op (CALLS rows) and the added ns per
+# call (- below half a call per op).
+{ cat $calls; sed -n 's/^FIXFUNCS //p;s/^BENCH //p' $fixrows; } | awk -F'\t' '
+	/^CALLS churn-t1\t/ { calls[$2] = $3; next }
+	NF == 1 { n = split($1, w, " "); fixes[w[1]] = 1
+		for (i = 2; i <= n; i++) fn[w[1]] = fn[w[1]] " " w[i]; next }
+	$1 == "ops_per_s" { split($2, c, ":"); v[c[2], $3, $4] = $5; reps[$4] = 1 }
+	END {
+		for (f in fixes) {
+			k = 0
+			for (r in reps)
+				if (v[f, "off", r] + 0 && v[f, "on", r] + 0)
+					d[++k] = 1e9 / v[f, "on", r] - 1e9 / v[f, "off", r]
+			if (!k)
+				continue
+			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+				if (d[j] < d[i]) { t = d[i]; d[i] = d[j]; d[j] = t }
+			med = k % 2 ? d[(k + 1) / 2] : (d[k / 2] + d[k / 2 + 1]) / 2
+			n = split(fn[f], w, " "); cs = 0
+			for (i = 1; i <= n; i++) cs += calls[w[i]]
+			pc = cs >= 0.5 ? sprintf("%.0f", med / cs) : "-"
+			printf "FIXCOST %s\t%.0f\t%.3f\t%s\t%s\n", f, med, cs, pc, substr(fn[f], 2)
+		}
+	}' | sort
+
 { echo "$summary"; cat $calls; } | awk -F'\t' '
 	/^SUMMARY ops_per_s/ { c = $2; off[c] = $3; on[c] = $4; cfgs[c] = 1 }
 	/^CALLS / { sub(/^CALLS /, ""); calls[$1] += $3; seen[$1] = 1 }

@@ -28,9 +28,23 @@ else
 	t_check overhead-bench-counts-one-populate-per-churn-op \
 		sh -c "echo '$out' | grep -q '^CALLS churn-t1	populate_vma_page_range	1.000\$'"
 fi
+# the pass fix by fix: a FIXCOST row for every fix the full load
+# patches, and the price of one redirect (unless mmfixtest.fixes=)
+if ! cmdline_get fixes >/dev/null; then
+	t_check overhead-bench-costs-each-fix-alone \
+		sh -c "n=\$(echo '$out' | grep -c '^FIXFUNCS '); [ \$n -ge 1 ] &&
+			[ \$(echo '$out' | grep -c '^FIXCOST ') = \$n ] &&
+			echo '$out' | grep -q '^REDIRECT [0-9-]'"
+fi
 t_comment "overhead $mode size, $([ "$(cmdline_get icount)" = 1 ] && echo icount || echo 'wall clock')"
 echo "$out" | sed -n 's/^PAIRS ops_per_s\t//p' | while IFS="$(printf '\t')" read -r cfg n med lo hi; do
 	t_comment "loaded/not loaded ops_per_s $cfg: median $med of $n (min $lo, max $hi)"
+done
+echo "$out" | sed -n 's/^FIXCOST //p' | while IFS="$(printf '\t')" read -r fix add calls per funcs; do
+	t_comment "$fix alone: +$add ns per churn-t1 op, $calls calls/op, +$per per call ($funcs)"
+done
+echo "$out" | sed -n 's/^REDIRECT //p' | while IFS="$(printf '\t')" read -r per lo hi n; do
+	t_comment "one redirect: +$per ns per call (min $lo, max $hi, n $n)"
 done
 echo "$out" | sed -n 's/^COST //p' | while IFS="$(printf '\t')" read -r cfg base add calls per; do
 	t_comment "$cfg: $base ns/op, +$add with mmfix, $calls redirected calls/op, +$per per call"
