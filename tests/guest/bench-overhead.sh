@@ -59,6 +59,12 @@ fixes=$(cmdline_get fixes) && load_args=fixes=$fixes
 
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n * 1e9 / ns }'; }
+# load [ARGS]: mmfix loaded with ARGS; unload: gone again (or fail, saying why)
+load() { mmfix_load "$@" || { echo "bench-overhead: load $*: $MMFIX_ERR" >&2; return 1; }; }
+unload() { mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }; }
+# order REP: the two states in repetition REP's order, alternating so
+# that drift hits both alike
+order() { if [ $(($1 % 2)) = 1 ]; then echo "off on"; else echo "on off"; fi; }
 
 # workload CONFIG [small]: run it once; prints "N NS" (operations and
 # nanoseconds of guest time), or fails.
@@ -87,7 +93,7 @@ workload() {
 block() {
 	local st=$1 rep=$2 cfg r
 	if [ "$st" = on ]; then
-		mmfix_load $load_args || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+		load $load_args || return 1
 		[ "$(cat $MMFIX_KLP/enabled)" = 1 ] || echo "# not patched" >&2
 		# every switch off, as after a plain load
 		grep -l 1 /sys/kernel/mmfix/fixes/*/enabled /sys/kernel/mmfix/stats/enabled \
@@ -101,7 +107,7 @@ block() {
 		bench_row ops_per_s "$cfg" "$st" "$rep" "$(rate $r)"
 	done
 	if [ "$st" = on ]; then
-		mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+		unload || return 1
 	fi
 }
 
@@ -115,9 +121,7 @@ rows=/tmp/bench-overhead.tsv
 : >$rows
 rep=1
 while [ $rep -le $reps ]; do
-	# alternate which state goes first, so drift hits both alike
-	if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
-	for st in $order; do block "$st" "$rep" | tee -a $rows; done
+	for st in $(order $rep); do block "$st" "$rep" | tee -a $rows; done
 	rep=$((rep + 1))
 done
 
@@ -128,12 +132,12 @@ bench_pairs $rows
 # calls_pass: CALLS rows, then COST rows from them and the medians.
 calls_pass() {
 	local tfs=/sys/kernel/tracing g=mmfix_ovh funcs='' placed='' f cfg r n before after ton
-	mmfix_load $load_args || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+	load $load_args || return 1
 	# one directory FUNCTION,SYMPOS per redirected function
 	for f in "$MMFIX_KLP"/vmlinux/*,*/; do
 		f=${f%/}; f=${f##*/}; funcs="$funcs ${f%,*}"
 	done
-	mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+	unload || return 1
 	for f in $funcs; do
 		if echo "p:$g/$f $f" >>$tfs/kprobe_events 2>/dev/null; then
 			placed="$placed $f"
@@ -171,37 +175,35 @@ calls_pass | tee $calls
 # PAIRS).  FIXFUNCS FIX FUNCTION... names what each redirects.  Only
 # for a load of every fix (not with mmfixtest.fixes=).
 fix_pass() {
-	local fixes='' fix f funcs rep st order r
+	local fixes='' fix f funcs rep st r
 	[ -z "$load_args" ] || return 0
-	mmfix_load || { echo "bench-overhead: load: $MMFIX_ERR" >&2; return 1; }
+	load || return 1
 	for f in /sys/kernel/mmfix/fixes/*/patched; do
 		[ "$(cat "$f")" = 1 ] || continue
 		f=${f%/patched}; fixes="$fixes ${f##*/}"
 	done
-	mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+	unload || return 1
 	for fix in $fixes; do
-		mmfix_load fixes="$fix" || { echo "bench-overhead: load fixes=$fix: $MMFIX_ERR" >&2; return 1; }
+		load fixes="$fix" || return 1
 		funcs=
 		for f in "$MMFIX_KLP"/vmlinux/*,*/; do
 			f=${f%/}; f=${f##*/}; funcs="$funcs ${f%,*}"
 		done
-		mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+		unload || return 1
 		echo "FIXFUNCS $fix$funcs"
 	done
 	rep=1
 	while [ $rep -le $fix_reps ]; do
-		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
 		for fix in $fixes; do
-			for st in $order; do
+			for st in $(order $rep); do
 				if [ "$st" = on ]; then
-					mmfix_load fixes="$fix" ||
-						{ echo "bench-overhead: load fixes=$fix: $MMFIX_ERR" >&2; return 1; }
+					load fixes="$fix" || return 1
 				fi
 				workload churn-t1 small >/dev/null || return 1
 				r=$(workload churn-t1) || return 1
 				bench_row ops_per_s "churn-t1:$fix" "$st" "$rep" "$(rate $r)"
 				if [ "$st" = on ]; then
-					mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+					unload || return 1
 				fi
 			done
 		done
@@ -215,16 +217,14 @@ fix_pass() {
 # REDIRECT <added ns per call>: the median of the per-repetition
 # differences.
 redirect_pass() {
-	local rep st order out
+	local rep st out
 	[ -z "$load_args" ] || return 0
 	[ ! -d /sys/kernel/mmfix ] || { echo "bench-overhead: mmfix is loaded" >&2; return 1; }
 	rep=1
 	while [ $rep -le $fix_reps ]; do
-		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
-		for st in $order; do
+		for st in $(order $rep); do
 			if [ "$st" = on ]; then
-				mmfix_load fixes=populate_drain ||
-					{ echo "bench-overhead: load fixes=populate_drain: $MMFIX_ERR" >&2; return 1; }
+				load fixes=populate_drain || return 1
 			fi
 			redirect -n 1000 >/dev/null &&
 				out=$(redirect -n "$redirect_calls") ||
@@ -232,7 +232,7 @@ redirect_pass() {
 			bench_row ns_per_call redirect "$st" "$rep" \
 				"$(awk -v n="$(field calls "$out")" -v ns="$(field ns "$out")" 'BEGIN { printf "%.1f", ns / n }')"
 			if [ "$st" = on ]; then
-				mmfix_unload || { echo "bench-overhead: unload: $MMFIX_ERR" >&2; return 1; }
+				unload || return 1
 			fi
 		done
 		rep=$((rep + 1))
