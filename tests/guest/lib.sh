@@ -254,7 +254,8 @@ ctl() {
 	shift
 	timeout -s KILL "${CTL_TIMEOUT:-180}" mmfixctl "$@" >"/tmp/ctl-$name" 2>&1
 	CTL_RC=$?
-	sed "s/^/  [mmfixctl $*] /" "/tmp/ctl-$name"
+	# awk, not sed: the arguments may hold a path's slashes
+	awk -v p="  [mmfixctl $*] " '{ print p $0 }' "/tmp/ctl-$name"
 }
 
 # mmfix_unload: disable the patch, wait for the transition, for the klp
