@@ -103,6 +103,20 @@ static struct mmfix_mmap_path mmfix_path_released = {
 	.tp = &__tracepoint_mmap_lock_released,
 };
 
+/*
+ * One call site each: every call is a livepatch relocation, which 6.1's
+ * core resolves by walking all of kallsyms while the module loads.
+ */
+static noinline void mmfix_path_reg(void)
+{
+	trace_mmap_lock_reg();
+}
+
+static noinline void mmfix_path_unreg(void)
+{
+	trace_mmap_lock_unreg();
+}
+
 /* Before registering. */
 static void mmfix_path_start(struct mmfix_mmap_path *p)
 {
@@ -118,10 +132,10 @@ static __always_inline void mmfix_path_check(struct mmfix_mmap_path *p)
 
 	if (alone && state == MMFIX_PATH_COUNTED) {
 		if (atomic_cmpxchg(&p->state, state, MMFIX_PATH_TAKEN) == state)
-			trace_mmap_lock_unreg();
+			mmfix_path_unreg();
 	} else if (!alone && state == MMFIX_PATH_TAKEN) {
 		if (atomic_cmpxchg(&p->state, state, MMFIX_PATH_COUNTED) == state)
-			trace_mmap_lock_reg();
+			mmfix_path_reg();
 	}
 }
 
@@ -129,7 +143,7 @@ static __always_inline void mmfix_path_check(struct mmfix_mmap_path *p)
 static void mmfix_path_stop(struct mmfix_mmap_path *p)
 {
 	if (atomic_xchg(&p->state, MMFIX_PATH_STOPPED) == MMFIX_PATH_TAKEN)
-		trace_mmap_lock_reg();
+		mmfix_path_reg();
 }
 #else
 /* 7.x: the tracepoints carry no memcg path. */
