@@ -1383,7 +1383,7 @@ static void ks_fix_exit(struct mmfix_fix *fix)
  * whichever code its patch state selects until the watch replaces it
  * (the klp callbacks run with klp_mutex held, the watch never takes it).
  */
-static void ks_resolve(void)
+static noinline void ks_resolve(void)	/* one relocation per symbol */
 {
 	ks_scan = &khugepaged_scan;
 	ks_mm_lock = &khugepaged_mm_lock;
