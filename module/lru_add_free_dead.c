@@ -76,17 +76,9 @@ static bool mmfix_lru_add_folio_dead(struct folio *folio)
 void lru_add_fn(struct lruvec *lruvec, struct folio *folio);
 void free_unref_page_list(struct list_head *list);
 
-/*
- * The kernel's own; with the fix on, an lru_add batch's dead folios are
- * freed instead of put on the LRU, and the live ones keep their order.
- */
-static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
-				       mmfix_move_fn_t move_fn)
+/* With the fix on: free an lru_add batch's dead folios, keep the rest in order. */
+static void mmfix_lru_add_free_dead_folios(struct folio_batch *fbatch)
 {
-	bool free_dead = move_fn == lru_add_fn &&
-			 mmfix_fix_on(&mmfix_lru_add_free_dead);
-	struct lruvec *lruvec = NULL;
-	unsigned long flags = 0;
 	unsigned int nr = 0;
 	LIST_HEAD(dead);
 	int i;
@@ -94,12 +86,36 @@ static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
 	for (i = 0; i < folio_batch_count(fbatch); i++) {
 		struct folio *folio = fbatch->folios[i];
 
-		if (free_dead && mmfix_lru_add_folio_dead(folio)) {
+		if (mmfix_lru_add_folio_dead(folio)) {
 			list_add(&folio->lru, &dead);
 			mmfix_count(&mmfix_lru_add_free_dead, LD_FREED);
-			continue;
+		} else {
+			fbatch->folios[nr++] = folio;
 		}
-		fbatch->folios[nr++] = folio;
+	}
+	if (list_empty(&dead))
+		return;
+	fbatch->nr = nr;
+	mem_cgroup_uncharge_list(&dead);
+	free_unref_page_list(&dead);
+}
+
+/*
+ * The kernel's own, after mmfix_lru_add_free_dead_folios() when the fix
+ * is on for an lru_add batch: with it off, the kernel's loop alone.
+ */
+static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
+				       mmfix_move_fn_t move_fn)
+{
+	struct lruvec *lruvec = NULL;
+	unsigned long flags = 0;
+	int i;
+
+	if (move_fn == lru_add_fn && mmfix_fix_on(&mmfix_lru_add_free_dead))
+		mmfix_lru_add_free_dead_folios(fbatch);
+
+	for (i = 0; i < folio_batch_count(fbatch); i++) {
+		struct folio *folio = fbatch->folios[i];
 
 		/* block memcg migration while the folio moves between lru */
 		if (move_fn != lru_add_fn && !folio_test_clear_lru(folio))
@@ -113,11 +129,7 @@ static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
 
 	if (lruvec)
 		unlock_page_lruvec_irqrestore(lruvec, flags);
-	if (!list_empty(&dead)) {
-		mem_cgroup_uncharge_list(&dead);
-		free_unref_page_list(&dead);
-	}
-	folios_put(fbatch->folios, nr);
+	folios_put(fbatch->folios, folio_batch_count(fbatch));
 	folio_batch_init(fbatch);
 }
 
@@ -133,17 +145,9 @@ static struct klp_func mmfix_lru_add_free_dead_funcs[] = {
 void lru_add(struct lruvec *lruvec, struct folio *folio);
 void free_unref_folios(struct folio_batch *folios);
 
-/*
- * The kernel's own; with the fix on, an lru_add batch's dead folios are
- * freed instead of put on the LRU, and the live ones keep their order.
- */
-static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
-				       mmfix_move_fn_t move_fn)
+/* With the fix on: free an lru_add batch's dead folios, keep the rest in order. */
+static void mmfix_lru_add_free_dead_folios(struct folio_batch *fbatch)
 {
-	bool free_dead = move_fn == lru_add &&
-			 mmfix_fix_on(&mmfix_lru_add_free_dead);
-	struct lruvec *lruvec = NULL;
-	unsigned long flags = 0;
 	struct folio_batch dead;
 	unsigned int nr = 0;
 	int i;
@@ -152,12 +156,36 @@ static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
 	for (i = 0; i < folio_batch_count(fbatch); i++) {
 		struct folio *folio = fbatch->folios[i];
 
-		if (free_dead && mmfix_lru_add_folio_dead(folio)) {
+		if (mmfix_lru_add_folio_dead(folio)) {
 			folio_batch_add(&dead, folio);
 			mmfix_count(&mmfix_lru_add_free_dead, LD_FREED);
-			continue;
+		} else {
+			fbatch->folios[nr++] = folio;
 		}
-		fbatch->folios[nr++] = folio;
+	}
+	if (!folio_batch_count(&dead))
+		return;
+	fbatch->nr = nr;
+	mem_cgroup_uncharge_folios(&dead);
+	free_unref_folios(&dead);
+}
+
+/*
+ * The kernel's own, after mmfix_lru_add_free_dead_folios() when the fix
+ * is on for an lru_add batch: with it off, the kernel's loop alone.
+ */
+static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
+				       mmfix_move_fn_t move_fn)
+{
+	struct lruvec *lruvec = NULL;
+	unsigned long flags = 0;
+	int i;
+
+	if (move_fn == lru_add && mmfix_fix_on(&mmfix_lru_add_free_dead))
+		mmfix_lru_add_free_dead_folios(fbatch);
+
+	for (i = 0; i < folio_batch_count(fbatch); i++) {
+		struct folio *folio = fbatch->folios[i];
 
 		/* block memcg migration while the folio moves between lru */
 		if (move_fn != lru_add && !folio_test_clear_lru(folio))
@@ -171,11 +199,6 @@ static void mmfix_folio_batch_move_lru(struct folio_batch *fbatch,
 
 	if (lruvec)
 		unlock_page_lruvec_irqrestore(lruvec, flags);
-	if (folio_batch_count(&dead)) {
-		mem_cgroup_uncharge_folios(&dead);
-		free_unref_folios(&dead);
-	}
-	fbatch->nr = nr;
 	folios_put(fbatch);
 }
 
