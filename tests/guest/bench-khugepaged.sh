@@ -20,7 +20,8 @@
 #   light-N     the lighter regime of issue #34: two busy writers, a 4 MiB
 #               late region, alloc_sleep_millisecs 10 too, where the
 #               kernel's walk wins a trylock often enough to cross N
-#               VMAs in one hold: full_scans, ms, collapsed, fix switched
+#               VMAs in one hold: full_scans, ms, collapsed, wins (read-
+#               lock holds begun by a winning trylock), fix switched
 #               off/on in one load, 3 (light-ci) or 5 repetitions;
 #   bound-N     first, in that load (max counters at 0), one light run
 #               with the fix on and pages_to_scan 512 (a batch of 128,
@@ -69,10 +70,16 @@ one_run() {
 	mmfix_unload || { echo "bench: unload failed: $MMFIX_ERR" >&2; return 1; }
 }
 
+# wins: read-lock holds begun by a winning trylock so far, off or on: all
+# holds less those begun by a retake that won (lock_drops - retake_failed).
+wins() {
+	echo $(( $(cat $KS/holds) - $(cat $KS/lock_drops) + $(cat $KS/retake_failed) ))
+}
+
 # light_runs N REPS: the light regime, one load, the fix switched
 # off/on, order alternating.
 light_runs() {
-	local n=$1 reps=$2 rep=1 st order out alloc pages
+	local n=$1 reps=$2 rep=1 st order out alloc pages before
 	alloc=$(cat $THP/khugepaged/alloc_sleep_millisecs)
 	pages=$(cat $THP/khugepaged/pages_to_scan)
 	mmfix_load enable=khugepaged_scan ||
@@ -90,8 +97,10 @@ light_runs() {
 		if [ $((rep % 2)) = 1 ]; then order="off on"; else order="on off"; fi
 		for st in $order; do
 			if [ "$st" = on ]; then echo 1 >$KS/enabled; else echo 0 >$KS/enabled; fi
+			before=$(wins)
 			out=$(thpscan -n "$n" -r 4 -w 2 -t "$limit")
 			echo "# light-$n $st: $out retake_failed=$(cat $KS/retake_failed)" >&2
+			bench_row wins "light-$n" "$st" "$rep" "$(( $(wins) - before ))"
 			bench_row full_scans "light-$n" "$st" "$rep" "$(field full_scans "$out")"
 			bench_row ms "light-$n" "$st" "$rep" "$(field ms "$out")"
 			bench_row collapsed "light-$n" "$st" "$rep" "$(field collapsed "$out")"

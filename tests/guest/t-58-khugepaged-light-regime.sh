@@ -5,13 +5,24 @@
 # (khugepaged scan_sleep and alloc_sleep 10 ms), and the kernel's own
 # walk wins a trylock often enough to cross every VMA in one hold.  The
 # fix, which drops its hold for a waiting writer after a batch and only
-# retries with a trylock, needs at most 1.2x the kernel's full scans
-# until the region is all THPs (medians of 3 runs each way, switched in
-# one load, plus one full scan of slack for an off median near 0).
-# Before the batch grew after lost retakes and 6.1 passed VMAs without
-# the lock after one, 6.1 needed one winning trylock per 1024 VMAs and
-# failed this.  The batch that grows for this still bounds what a writer waits
-# through: a run with the fix on first in that load (max counters at 0),
+# retries with a trylock, needs at most 3 winning trylocks more than the
+# kernel's best run until the region is all THPs (the median of 3 runs
+# against the fewest of the kernel's 3, switched in one load; a win is a
+# read-lock hold not begun by a won retake).  Both need one per PMD at
+# least (every collapse releases the lock) and one per collapse that
+# fails; the kernel one more per restart at 0 (a trylock lost after a
+# collapse), the fix one more per retake it loses (about one per crossing
+# here: the pass without the lock then moves it to the region): 2-6 in
+# all, against the kernel's 2-73.
+# Full scans, the trylocks tried, are only reported: they are the wins
+# over how often a trylock wins, which varies 10x from run to run of
+# one build (the kernel's wins 2-73 and full scans 2-956 in one boot),
+# so comparing them to the kernel's compared luck: a CI run failed a
+# 1.2x ratio of full-scan medians at off 11 / on 38.  Before the batch
+# grew after lost retakes and 6.1 passed VMAs without the lock after
+# one, 6.1 needed one winning trylock per 1024 VMAs; mmfix e97bd29 needs
+# 8-10 here and failed this in 2 of 3 boots (the third: kernel best 24).  The batch that grows for this still bounds
+# what a writer waits through: a run with the fix on first in that load (max counters at 0),
 # with pages_to_scan 512 (a batch of 128, so that the 5 doublings allowed
 # cannot cross 100k VMAs), walks at most 32 batches while a writer waits
 # (wait_max_vmas), and says how many retakes it lost (retake_failed: each
@@ -45,10 +56,16 @@ for n in $light; do
 		test "${2:-0}" = 1 || echo "collapsed off/on (medians): $*"
 	set -- $(sum full_scans "light-$n")
 	t_comment "light regime behind $n VMAs: full scans off/on (medians) ${1:-?}/${2:-?}"
-	# on <= 1.2 x off + 1, in integers
-	t_check "light-regime-$n-full-scans-fix-on-at-most-1.2x-off" \
-		test -n "$2" -a "$((5 * ${2:-0}))" -le "$((6 * ${1:-0} + 5))" ||
-		echo "full scans off/on (medians): $*"
+	# the kernel's best run: at least one win per PMD (thpscan -r 4: 2)
+	best=$(echo "$out" | awk -F'\t' -v c="light-$n" '
+		$1 == "BENCH wins" && $2 == c && $3 == "off" &&
+		(m == "" || $5 + 0 < m) { m = $5 + 0 }
+		END { print (m == "" || m < 2) ? 2 : m }')
+	set -- $(sum wins "light-$n")
+	t_comment "light regime behind $n VMAs: winning trylocks off/on (medians) ${1:-?}/${2:-?}, the kernel's best run $best"
+	t_check "light-regime-$n-fix-on-wins-at-most-kernels-best-plus-3" \
+		test -n "$2" -a "${2:-99}" -le $((best + 3)) ||
+		echo "winning trylocks off/on (medians): $*"
 done
 
 # The grown batch's bound: the fix-on run first in the load, with a
