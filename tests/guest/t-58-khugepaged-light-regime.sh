@@ -21,8 +21,9 @@
 # 1.2x ratio of full-scan medians at off 11 / on 38.  Before the batch
 # grew after lost retakes and 6.1 passed VMAs without the lock after
 # one, 6.1 needed one winning trylock per 1024 VMAs; mmfix e97bd29 needs
-# 8-10 here and failed this in 2 of 3 boots (the third: kernel best 24).  The batch that grows for this still bounds
-# what a writer waits through: a run with the fix on first in that load (max counters at 0),
+# 8-10 here and failed this in 2 of 3 boots (the third: kernel best 24).
+# The batch that grows for this still bounds what a writer waits
+# through: a run with the fix on first in that load (max counters at 0),
 # with pages_to_scan 512 (a batch of 128, so that the 5 doublings allowed
 # cannot cross 100k VMAs), walks at most 32 batches while a writer waits
 # (wait_max_vmas), and says how many retakes it lost (retake_failed: each
