@@ -83,10 +83,7 @@ one_run() {
 	mark=$(kmsg_mark)
 	if [ "$st" = on ]; then mmfix_load enable=khugepaged_scan; else mmfix_load; fi ||
 		{ t_fail "writer-hold-$st-load" "$MMFIX_ERR"; return; }
-	khpidle -n 100000 >/tmp/khpidle.out &
-	idle=$!
-	loop_until 60 grep -q '^ready' /tmp/khpidle.out ||
-		{ t_fail "writer-hold-$st-workload" "khpidle not ready"; kill -9 $idle; return; }
+	khpidle_start "writer-hold-$st-workload" 100000 || return
 	step hold
 	# mmhold retries its trylock until a reader (khugepaged) holds the
 	# lock; with the fix on, the attempt counts only if khugepaged then

@@ -35,11 +35,7 @@ one_run() {
 	step "$st"
 	if [ "$st" = on ]; then mmfix_load enable=khugepaged_scan; else mmfix_load; fi ||
 		{ t_fail "pass-unlocked-$st-load" "$MMFIX_ERR"; return; }
-	khpidle -n $N >/tmp/khpidle.out &
-	idle=$!
-	if ! loop_until 60 grep -q '^ready' /tmp/khpidle.out; then
-		t_fail "pass-unlocked-$st-workload" "khpidle not ready"
-		kill -9 $idle
+	if ! khpidle_start "pass-unlocked-$st-workload" $N; then
 		mmfix_unload
 		return
 	fi

@@ -52,9 +52,7 @@ if ! mmfix_load enable=khugepaged_scan; then
 	rmmod mmhold
 	return 0
 fi
-khpidle -n 1 >/tmp/khpidle59.out &
-idle=$!
-if loop_until 30 grep -q '^ready' /tmp/khpidle59.out &&
+if khpidle_start $T-vmas-mapped 1 &&
    t_check $T-vmas-mapped sh -c "echo '$idle $NVMAS' >$HOLD/map"; then
 	echo "mapped $NVMAS VMAs (uptime $(cut -d' ' -f1 /proc/uptime))"
 	kp=$(kpid)
@@ -81,7 +79,7 @@ if loop_until 30 grep -q '^ready' /tmp/khpidle59.out &&
 	t_check $T-longest-wait-under-2500ms test "$(field wait_max_us "$st")" -lt $WAIT_MAX_US
 	taskset -p 3 "$(kpid)" >/dev/null
 fi
-kill -9 $idle
+kill -9 $idle 2>/dev/null
 wait $idle 2>/dev/null
 set -- $saved
 echo "$1" >$THP/enabled

@@ -68,10 +68,7 @@ echo madvise >$THP/enabled
 echo 10 >$KD/scan_sleep_millisecs
 mark=$(kmsg_mark atomic-replace)
 
-khpidle -n 2000 >/tmp/khpidle-80.out 2>&1 &
-idle=$!
-loop_until 60 grep -q '^ready' /tmp/khpidle-80.out ||
-	t_fail atomic-replace-workload "khpidle not ready: $(cat /tmp/khpidle-80.out)"
+khpidle_start atomic-replace-workload 2000
 
 if ! mmfix_load enable=recommended,khugepaged_scan; then
 	t_fail atomic-replace-mmfix-load "$MMFIX_ERR"

@@ -57,10 +57,7 @@ saved_pages=$(cat $KD/pages_to_scan)
 echo madvise >$THP/enabled
 busy 0
 loop_until 5 have_kpid
-khpidle -n 20000 >/tmp/khpidle-84.out 2>&1 &
-idle=$!
-loop_until 60 grep -q '^ready' /tmp/khpidle-84.out ||
-	t_fail upgrade-khugepaged-workload "khpidle not ready: $(cat /tmp/khpidle-84.out)"
+khpidle_start upgrade-khugepaged-workload 20000
 mark=$(kmsg_mark upgrade-khugepaged)
 
 if ! mmfix_load fixes=populate_drain enable=populate_drain; then
